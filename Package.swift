@@ -1,0 +1,35 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+// AppKernel takes no package dependencies — the user's rule. Only the toolchain's own
+// libraries (Foundation, Dispatch, Synchronization, Testing) are used.
+let strictSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+]
+
+let package = Package(
+    name: "AppKernel",
+    platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
+    products: [
+        .library(name: "AppKernel", targets: ["AppKernel"]),
+        .library(name: "AppKernelTesting", targets: ["AppKernelTesting"]),
+    ],
+    dependencies: [],
+    targets: [
+        .target(name: "AppKernel", swiftSettings: strictSettings),
+        .target(name: "AppKernelTesting", dependencies: ["AppKernel"], swiftSettings: strictSettings),
+        .executableTarget(
+            name: "LifecycleTour",
+            dependencies: ["AppKernel", "AppKernelTesting"],
+            path: "Examples/LifecycleTour",
+            swiftSettings: strictSettings),
+        .executableTarget(
+            name: "AppKernelBenchmarks",
+            dependencies: ["AppKernel", "AppKernelTesting"],
+            path: "Benchmarks/AppKernelBenchmarks",
+            swiftSettings: strictSettings),
+        .testTarget(name: "AppKernelTests", dependencies: ["AppKernel", "AppKernelTesting"], swiftSettings: strictSettings),
+        .testTarget(name: "AppKernelTestingTests", dependencies: ["AppKernel", "AppKernelTesting"], swiftSettings: strictSettings),
+    ],
+    swiftLanguageModes: [.v6]
+)

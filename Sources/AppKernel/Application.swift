@@ -1,0 +1,110 @@
+import Foundation
+
+/// The centralized point of control for a running app — UIKit's `UIApplication`.
+///
+/// An application receives ``SystemEvent``s from its host through ``handle(_:)`` and drives its
+/// delegate, its scenes and its listeners through UIKit's life cycle. It lives on the main actor
+/// and calls everything synchronously there, as UIKit does. There is one per process in
+/// production (the process host makes it); tests make as many as they like, side by side — there
+/// is no hidden global.
+///
+/// ```swift
+/// let host = SimulatedHost()                                  // AppKernelTesting
+/// let app = try host.launch(delegate: AppDelegate())          // .active, one scene connected
+/// try host.moveToBackground()                                 // .background
+/// let task = app.beginBackgroundTask(name: "upload") { /* out of time */ }
+/// app.endBackgroundTask(task)                                 // .suspended
+/// ```
+///
+/// ### The event pipeline
+/// Every event is one pass through the pipeline: the host's event → the application's
+/// listeners → the delegate (application or scene). An event raised while another is being
+/// delivered — by a callback that asks the host for something, or by the system itself (a task
+/// ending inside a callback) — is queued and processed after the current one, FIFO: deliveries
+/// never interleave. See DESIGN.md.
+@MainActor
+public final class Application {
+    /// The application's delegate. The application keeps it alive.
+    public let delegate: any ApplicationDelegate
+    /// The settings UIKit reads from Info.plist.
+    public let configuration: ApplicationConfiguration
+    /// The application's state.
+    public internal(set) var state: ApplicationState = .notRunning
+    /// The options of the launch (empty before launch).
+    public internal(set) var launchOptions = LaunchOptions()
+    /// The connected scenes, in the order they connected.
+    public internal(set) var connectedScenes: [Scene] = []
+    /// The open sessions (connected or not), in the order they were created.
+    public internal(set) var openSessions: [SceneSession] = []
+    /// What the application tolerated but a developer should know about, oldest first.
+    public internal(set) var diagnostics: [Diagnostic] = []
+    /// Whether the app has a device token for remote notifications.
+    public internal(set) var isRegisteredForRemoteNotifications = false
+    /// The completion of the remote notification or background fetch that a background launch
+    /// delivered (UIKit calls those delegate methods right after `didFinishLaunching` for such
+    /// launches); `nil` for other launches.
+    public internal(set) var launchCompletion: Completion<BackgroundFetchResult>?
+
+    let clock: KernelClock
+    var remoteNotificationsRequested = false
+    var nextSessionNumber = 1
+
+    // Dispatch: one event at a time, later ones queued FIFO.
+    var isDispatching = false
+    var queue: [QueuedEvent] = []
+
+    // Listeners, streams and pipeline observers.
+    var listeners: [ListenerEntry] = []
+    var pipelineObservers: [ListenerEntry] = []
+    var streams: [Int: AsyncStream<LifecycleEvent>.Continuation] = [:]
+    var nextRegistrationID = 1
+
+    // Background execution.
+    var backgroundTasks: [BackgroundTaskRecord] = []
+    var nextTaskNumber = 1
+    var backgroundEnteredAt: Duration?
+    var expiryTimer: ScheduledTimer?
+    var graceTimer: ScheduledTimer?
+    var pendingCompletions: [ObjectIdentifier: @MainActor () -> Void] = [:]
+
+    /// Creates an application that has not been launched yet.
+    ///
+    /// - Parameters:
+    ///   - delegate: The application's delegate; the application keeps it alive.
+    ///   - clock: Where time comes from. The kernel never reads the wall clock or sleeps on its
+    ///     own; in tests pass AppKernelTesting's `TestClock`.
+    ///   - configuration: Scene support and the background-time budgets.
+    public init(delegate: any ApplicationDelegate, clock: some Clock<Duration> = ContinuousClock(),
+                configuration: ApplicationConfiguration = ApplicationConfiguration()) {
+        self.delegate = delegate
+        self.clock = KernelClock(clock)
+        self.configuration = configuration
+    }
+
+    /// Time since the application was created, on its clock.
+    public var uptime: Duration { clock.elapsed() }
+
+    /// The connected scene with identifier `id`.
+    public func scene(withID id: String) -> Scene? { connectedScenes.first { $0.id == id } }
+
+    /// The open session with identifier `id`.
+    public func session(withID id: String) -> SceneSession? { openSessions.first { $0.persistentIdentifier == id } }
+
+    /// Asks the push service for a device token. The host answers with
+    /// ``SystemEvent/registeredForRemoteNotifications(deviceToken:)`` or
+    /// ``SystemEvent/failedToRegisterForRemoteNotifications(_:)``.
+    public func registerForRemoteNotifications() { remoteNotificationsRequested = true }
+
+    /// Gives up the device token; the host may not answer a registration until the app asks again.
+    public func unregisterForRemoteNotifications() {
+        remoteNotificationsRequested = false
+        isRegisteredForRemoteNotifications = false
+    }
+
+    /// Whether the app asked for a device token and the host has not answered yet, or answered.
+    public var hasRequestedRemoteNotifications: Bool { remoteNotificationsRequested }
+
+    func report(_ kind: Diagnostic.Kind, subject: String, _ message: String) {
+        diagnostics.append(Diagnostic(kind: kind, subject: subject, message: message, time: clock.elapsed()))
+    }
+}

@@ -1,0 +1,97 @@
+import Foundation
+
+/// Names an event the application publishes to its listeners, and the type of what listeners
+/// receive with it — the analogue of UIKit's `UIApplication.didEnterBackgroundNotification` and
+/// friends, made type-safe.
+///
+/// ```swift
+/// let token = app.addListener(for: .didEnterBackground) { app in save(app) }
+/// let links = app.addListener(for: .openURL) { request in print(request.url) }
+/// ```
+public struct ApplicationEvent<Payload>: Sendable {
+    /// The event's name.
+    public let name: LifecycleEvent.Name
+    let record: @MainActor @Sendable (Payload) -> LifecycleEvent
+
+    init(_ name: LifecycleEvent.Name, record: @escaping @MainActor @Sendable (Payload) -> LifecycleEvent) {
+        self.name = name
+        self.record = record
+    }
+}
+
+extension ApplicationEvent where Payload == LaunchOptions {
+    /// Launching finished (before the delegate's `didFinishLaunching`, per the pipeline order).
+    public static var didFinishLaunching: Self { .init(.didFinishLaunching) { .didFinishLaunching($0) } }
+}
+
+extension ApplicationEvent where Payload == Application {
+    /// The app became active.
+    public static var didBecomeActive: Self { .init(.didBecomeActive) { _ in .didBecomeActive } }
+    /// The app is about to become inactive.
+    public static var willResignActive: Self { .init(.willResignActive) { _ in .willResignActive } }
+    /// The app entered the background.
+    public static var didEnterBackground: Self { .init(.didEnterBackground) { _ in .didEnterBackground } }
+    /// The app is about to enter the foreground.
+    public static var willEnterForeground: Self { .init(.willEnterForeground) { _ in .willEnterForeground } }
+    /// The app is about to terminate.
+    public static var willTerminate: Self { .init(.willTerminate) { _ in .willTerminate } }
+    /// The system is low on memory.
+    public static var didReceiveMemoryWarning: Self { .init(.didReceiveMemoryWarning) { _ in .didReceiveMemoryWarning } }
+    /// A background fetch began.
+    public static var performFetch: Self { .init(.performFetch) { _ in .performFetch } }
+}
+
+extension ApplicationEvent where Payload == OpenURLRequest {
+    /// A URL is being opened.
+    public static var openURL: Self { .init(.openURL) { .openURL($0.url, $0.options, scene: $0.scene?.id) } }
+}
+
+extension ApplicationEvent where Payload == UserActivityRequest {
+    /// A user activity is being continued.
+    public static var continueUserActivity: Self {
+        .init(.continueUserActivity) { .continueUserActivity($0.userActivity, scene: $0.scene?.id) }
+    }
+}
+
+extension ApplicationEvent where Payload == ShortcutItemRequest {
+    /// A quick action is being performed.
+    public static var performShortcutItem: Self {
+        .init(.performShortcutItem) { .performShortcutItem($0.shortcutItem, scene: $0.scene?.id) }
+    }
+}
+
+extension ApplicationEvent where Payload == Data {
+    /// Remote-notification registration succeeded; the payload is the device token.
+    public static var didRegisterForRemoteNotifications: Self {
+        .init(.didRegisterForRemoteNotifications) { .didRegisterForRemoteNotifications(deviceToken: $0) }
+    }
+}
+
+extension ApplicationEvent where Payload == RemoteNotificationRegistrationError {
+    /// Remote-notification registration failed.
+    public static var didFailToRegisterForRemoteNotifications: Self {
+        .init(.didFailToRegisterForRemoteNotifications) { .didFailToRegisterForRemoteNotifications($0) }
+    }
+}
+
+extension ApplicationEvent where Payload == [String: JSONValue] {
+    /// A remote notification arrived; the payload is its user info.
+    public static var didReceiveRemoteNotification: Self {
+        .init(.didReceiveRemoteNotification) { .didReceiveRemoteNotification($0) }
+    }
+}
+
+extension ApplicationEvent where Payload == Scene {
+    /// A scene is being connected.
+    public static var sceneWillConnect: Self { .init(.sceneWillConnect) { .sceneWillConnect(scene: $0.id) } }
+    /// A scene was disconnected.
+    public static var sceneDidDisconnect: Self { .init(.sceneDidDisconnect) { .sceneDidDisconnect(scene: $0.id) } }
+    /// A scene is about to enter the foreground.
+    public static var sceneWillEnterForeground: Self { .init(.sceneWillEnterForeground) { .sceneWillEnterForeground(scene: $0.id) } }
+    /// A scene became active.
+    public static var sceneDidBecomeActive: Self { .init(.sceneDidBecomeActive) { .sceneDidBecomeActive(scene: $0.id) } }
+    /// A scene is about to resign active.
+    public static var sceneWillResignActive: Self { .init(.sceneWillResignActive) { .sceneWillResignActive(scene: $0.id) } }
+    /// A scene entered the background.
+    public static var sceneDidEnterBackground: Self { .init(.sceneDidEnterBackground) { .sceneDidEnterBackground(scene: $0.id) } }
+}

@@ -1,0 +1,40 @@
+/// Something the application tolerated but a developer should know about: a completion handler
+/// called twice, a background task that expired without being ended, an unknown task ended.
+/// Read them from ``Application/diagnostics``; none of them is a crash.
+public struct Diagnostic: Sendable, Hashable, CustomStringConvertible {
+    /// What kind of problem this is.
+    public enum Kind: String, Sendable, Hashable, CaseIterable {
+        /// A completion handler was called again; the later call was ignored.
+        case completionCalledTwice
+        /// A completion handler was not called in time; the system answered with the default.
+        case completionDeadlineExceeded
+        /// A background task expired and its expiration handler did not end it; the system ended it.
+        case backgroundTaskExpired
+        /// `endBackgroundTask` named a task that is unknown or already ended; nothing happened.
+        case unknownBackgroundTaskEnded
+        /// `beginBackgroundTask` was refused (suspended or terminated, or no background time left).
+        case backgroundTaskRefused
+        /// A system event requested while another was being delivered was refused when its turn came.
+        case queuedEventRejected
+    }
+
+    /// What kind of problem this is.
+    public var kind: Kind
+    /// The event, task or handler concerned.
+    public var subject: String
+    /// A sentence saying what happened and what to do about it.
+    public var message: String
+    /// When it happened, on the application's clock (time since the application was created).
+    public var time: Duration
+
+    /// Creates a diagnostic.
+    public init(kind: Kind, subject: String, message: String, time: Duration) {
+        self.kind = kind
+        self.subject = subject
+        self.message = message
+        self.time = time
+    }
+
+    /// "[kind] subject: message".
+    public var description: String { "[\(kind.rawValue)] \(subject): \(message)" }
+}

@@ -1,0 +1,136 @@
+import Foundation
+
+/// A record of one step of the event pipeline: a callback made, a notification published, or a
+/// decision the system took. Values are `Sendable` and `Hashable`, so they travel through
+/// ``Application/lifecycleEvents(bufferingPolicy:)`` and compare in whole-trace assertions.
+///
+/// Listeners hear the published subset (UIKit's notifications, see ``ApplicationEvent``);
+/// the other cases (`willFinishLaunching`, `configurationForConnecting`, `didDiscardSceneSessions`,
+/// `didSuspend`, `backgroundTaskExpired`) are delegate queries or system decisions that only the
+/// pipeline's instrumentation reports (the trace recorder in AppKernelTesting shows them).
+public enum LifecycleEvent: Sendable, Hashable, CustomStringConvertible {
+    /// `application(_:willFinishLaunchingWithOptions:)`.
+    case willFinishLaunching(LaunchOptions)
+    /// `application(_:didFinishLaunchingWithOptions:)` / `didFinishLaunchingNotification`.
+    case didFinishLaunching(LaunchOptions)
+    /// The app became active.
+    case didBecomeActive
+    /// The app is about to become inactive.
+    case willResignActive
+    /// The app entered the background.
+    case didEnterBackground
+    /// The app is about to enter the foreground.
+    case willEnterForeground
+    /// The app is about to terminate.
+    case willTerminate
+    /// The system is low on memory.
+    case didReceiveMemoryWarning
+    /// A URL is being opened (in `scene`, for scene apps).
+    case openURL(URL, OpenURLOptions, scene: String?)
+    /// A user activity is being continued (in `scene`, for scene apps).
+    case continueUserActivity(UserActivity, scene: String?)
+    /// A quick action is being performed (in `scene`, for scene apps).
+    case performShortcutItem(ShortcutItem, scene: String?)
+    /// Remote-notification registration succeeded.
+    case didRegisterForRemoteNotifications(deviceToken: Data)
+    /// Remote-notification registration failed.
+    case didFailToRegisterForRemoteNotifications(RemoteNotificationRegistrationError)
+    /// A remote notification arrived.
+    case didReceiveRemoteNotification([String: JSONValue])
+    /// A background fetch began.
+    case performFetch
+    /// The delegate is asked for the configuration of the session `session`.
+    case configurationForConnecting(session: String)
+    /// Sessions were discarded.
+    case didDiscardSceneSessions([String])
+    /// Scene `scene` is being connected.
+    case sceneWillConnect(scene: String)
+    /// Scene `scene` was disconnected.
+    case sceneDidDisconnect(scene: String)
+    /// Scene `scene` is about to enter the foreground.
+    case sceneWillEnterForeground(scene: String)
+    /// Scene `scene` became active.
+    case sceneDidBecomeActive(scene: String)
+    /// Scene `scene` is about to resign active.
+    case sceneWillResignActive(scene: String)
+    /// Scene `scene` entered the background.
+    case sceneDidEnterBackground(scene: String)
+    /// The system suspended the app.
+    case didSuspend
+    /// The background task `name` (or its identifier, when unnamed) ran out of time.
+    case backgroundTaskExpired(String)
+
+    /// The event's name without its data, for filtering and for traces.
+    public enum Name: String, Sendable, Hashable, CaseIterable {
+        case willFinishLaunching, didFinishLaunching, didBecomeActive, willResignActive
+        case didEnterBackground, willEnterForeground, willTerminate, didReceiveMemoryWarning
+        case openURL, continueUserActivity, performShortcutItem
+        case didRegisterForRemoteNotifications, didFailToRegisterForRemoteNotifications
+        case didReceiveRemoteNotification, performFetch
+        case configurationForConnecting, didDiscardSceneSessions
+        case sceneWillConnect, sceneDidDisconnect, sceneWillEnterForeground, sceneDidBecomeActive
+        case sceneWillResignActive, sceneDidEnterBackground
+        case didSuspend, backgroundTaskExpired
+    }
+
+    /// The event's name.
+    public var name: Name {
+        switch self {
+        case .willFinishLaunching: .willFinishLaunching
+        case .didFinishLaunching: .didFinishLaunching
+        case .didBecomeActive: .didBecomeActive
+        case .willResignActive: .willResignActive
+        case .didEnterBackground: .didEnterBackground
+        case .willEnterForeground: .willEnterForeground
+        case .willTerminate: .willTerminate
+        case .didReceiveMemoryWarning: .didReceiveMemoryWarning
+        case .openURL: .openURL
+        case .continueUserActivity: .continueUserActivity
+        case .performShortcutItem: .performShortcutItem
+        case .didRegisterForRemoteNotifications: .didRegisterForRemoteNotifications
+        case .didFailToRegisterForRemoteNotifications: .didFailToRegisterForRemoteNotifications
+        case .didReceiveRemoteNotification: .didReceiveRemoteNotification
+        case .performFetch: .performFetch
+        case .configurationForConnecting: .configurationForConnecting
+        case .didDiscardSceneSessions: .didDiscardSceneSessions
+        case .sceneWillConnect: .sceneWillConnect
+        case .sceneDidDisconnect: .sceneDidDisconnect
+        case .sceneWillEnterForeground: .sceneWillEnterForeground
+        case .sceneDidBecomeActive: .sceneDidBecomeActive
+        case .sceneWillResignActive: .sceneWillResignActive
+        case .sceneDidEnterBackground: .sceneDidEnterBackground
+        case .didSuspend: .didSuspend
+        case .backgroundTaskExpired: .backgroundTaskExpired
+        }
+    }
+
+    /// The scene the event concerns, for scene events and for URLs, activities and quick actions
+    /// delivered to a scene.
+    public var sceneID: String? {
+        switch self {
+        case .sceneWillConnect(let scene), .sceneDidDisconnect(let scene), .sceneWillEnterForeground(let scene),
+             .sceneDidBecomeActive(let scene), .sceneWillResignActive(let scene), .sceneDidEnterBackground(let scene):
+            scene
+        case .openURL(_, _, let scene), .continueUserActivity(_, let scene), .performShortcutItem(_, let scene):
+            scene
+        default:
+            nil
+        }
+    }
+
+    /// The name, with the event's main datum in parentheses where it has one:
+    /// `openURL(myapp://x)`, `backgroundTaskExpired(upload)`.
+    public var description: String {
+        switch self {
+        case .openURL(let url, _, _): "openURL(\(url.absoluteString))"
+        case .continueUserActivity(let activity, _): "continueUserActivity(\(activity.activityType))"
+        case .performShortcutItem(let item, _): "performShortcutItem(\(item.type))"
+        case .didReceiveRemoteNotification(let payload): "didReceiveRemoteNotification(\(JSONValue.object(payload)))"
+        case .didFailToRegisterForRemoteNotifications(let error): "didFailToRegisterForRemoteNotifications(\(error.reason))"
+        case .configurationForConnecting(let session): "configurationForConnecting(\(session))"
+        case .didDiscardSceneSessions(let sessions): "didDiscardSceneSessions(\(sessions.joined(separator: ",")))"
+        case .backgroundTaskExpired(let task): "backgroundTaskExpired(\(task))"
+        default: name.rawValue
+        }
+    }
+}

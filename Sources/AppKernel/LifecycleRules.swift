@@ -1,0 +1,74 @@
+/// UIKit's legality table: which system events an application accepts in which state. Pure
+/// value logic, so every (state, event) pair can be tested without an application.
+///
+/// | event | legal in |
+/// |---|---|
+/// | launch, launchInBackground | notRunning |
+/// | enterForeground | background, suspended (one named background scene: any running state) |
+/// | enterBackground | inactive, active |
+/// | resignActive | active |
+/// | becomeActive | inactive |
+/// | memoryWarning | inactive, active, background |
+/// | openURL, continueUserActivity, performShortcutItem | inactive, active, background, suspended |
+/// | registered/failedToRegister… | inactive, active, background |
+/// | remoteNotification | inactive, active, background, suspended |
+/// | backgroundFetch | background, suspended |
+/// | connectScene, disconnectScene, discardSessions | inactive, active, background, suspended |
+/// | terminate | inactive, active, background, suspended |
+public enum LifecycleRules {
+    /// The kinds of ``SystemEvent``.
+    public enum EventKind: String, Sendable, Hashable, CaseIterable {
+        case launch, launchInBackground, enterForeground, enterBackground, resignActive, becomeActive
+        case memoryWarning, openURL, continueUserActivity, performShortcutItem
+        case registeredForRemoteNotifications, failedToRegisterForRemoteNotifications
+        case remoteNotification, backgroundFetch, connectScene, disconnectScene, discardSessions, terminate
+    }
+
+    private static let running: Set<ApplicationState> = [.inactive, .active, .background, .suspended]
+
+    /// The states in which the application accepts an event of `kind` (for events naming no
+    /// scene; an event naming a scene is checked against that scene too).
+    public static func legalStates(for kind: EventKind) -> Set<ApplicationState> {
+        switch kind {
+        case .launch, .launchInBackground: [.notRunning]
+        case .enterForeground: [.background, .suspended]
+        case .enterBackground: [.inactive, .active]
+        case .resignActive: [.active]
+        case .becomeActive: [.inactive]
+        case .memoryWarning, .registeredForRemoteNotifications, .failedToRegisterForRemoteNotifications:
+            [.inactive, .active, .background]
+        case .backgroundFetch: [.background, .suspended]
+        case .openURL, .continueUserActivity, .performShortcutItem, .remoteNotification,
+             .connectScene, .disconnectScene, .discardSessions, .terminate:
+            running
+        }
+    }
+
+    /// Throws the error the application gives for an event of `kind` in `state`, or returns
+    /// when the pair is legal.
+    public static func check(_ kind: EventKind, in state: ApplicationState) throws(ApplicationError) {
+        if legalStates(for: kind).contains(state) { return }
+        let code: ApplicationError.Code =
+            switch state {
+            case .terminated: .terminated
+            case .notRunning: .notLaunched
+            default: kind == .launch || kind == .launchInBackground ? .alreadyLaunched : .illegalInState
+            }
+        throw ApplicationError(code: code, event: kind.rawValue, state: state)
+    }
+
+    /// What to do instead, for an event refused in a running state.
+    static func hint(forEvent event: String) -> String {
+        switch EventKind(rawValue: event) {
+        case .enterForeground: "Only a backgrounded or suspended app (or background scene) can enter the foreground; for an interrupted app use becomeActive."
+        case .enterBackground: "Only a foreground app (or scene) can enter the background."
+        case .resignActive: "Only an active app (or scene) can resign active; to background an inactive app use enterBackground."
+        case .becomeActive: "Only an inactive (interrupted) app or scene can become active; from the background use enterForeground."
+        case .memoryWarning: "A suspended app receives no memory warning (the system would purge it); wake it first."
+        case .backgroundFetch: "The system fetches only for apps in the background or suspended."
+        case .registeredForRemoteNotifications, .failedToRegisterForRemoteNotifications:
+            "A suspended app is not told about registration; bring it to the background or foreground first."
+        default: "See LifecycleRules for the table of legal states."
+        }
+    }
+}

@@ -1,0 +1,22 @@
+/// Where in the event pipeline a step happened; reported to pipeline observers
+/// (``Application/addPipelineObserver(_:)``) with the step's ``LifecycleEvent``.
+public enum PipelineStage: Sendable, Hashable, CustomStringConvertible {
+    /// The event was published to the application's listeners.
+    case listeners
+    /// The application delegate was called.
+    case applicationDelegate
+    /// The delegate of the scene with this identifier was called.
+    case sceneDelegate(String)
+    /// The system decided something on its own (suspension, a task's expiry).
+    case system
+
+    /// `listeners`, `app`, the scene's identifier, or `system` — the prefixes of trace lines.
+    public var description: String {
+        switch self {
+        case .listeners: "listeners"
+        case .applicationDelegate: "app"
+        case .sceneDelegate(let id): id
+        case .system: "system"
+        }
+    }
+}

@@ -1,0 +1,87 @@
+import Foundation
+
+/// An event the host (the system) sends to an ``Application`` — the one port through which
+/// launches, transitions and deliveries enter the kernel. `SimulatedHost` (tests) and the process
+/// host (a real Linux process) both speak it; see ``Application/handle(_:)``.
+///
+/// A scene named by identifier must be one of ``Application/connectedScenes``; `nil` means
+/// "every scene the event applies to" (for transitions) or "the scene the system would pick"
+/// (for deliveries: the active one, else a foreground one, else the first connected, else a
+/// new one).
+public enum SystemEvent {
+    /// Launch the app, in the foreground or the background.
+    case launch(LaunchOptions, inBackground: Bool)
+    /// Bring the app (or one scene) to the foreground and activate it.
+    case enterForeground(scene: String?)
+    /// Send the app (or one scene) to the background.
+    case enterBackground(scene: String?)
+    /// Interrupt the app (or one scene): active → inactive.
+    case resignActive(scene: String?)
+    /// End an interruption: inactive → active.
+    case becomeActive(scene: String?)
+    /// The system is low on memory.
+    case memoryWarning
+    /// Open a URL; the app comes to the foreground if it was not.
+    case openURL(URL, OpenURLOptions, scene: String?)
+    /// Continue a user activity; the app comes to the foreground if it was not.
+    case continueUserActivity(UserActivity, scene: String?)
+    /// Perform a quick action; the app comes to the foreground if it was not.
+    case performShortcutItem(ShortcutItem, scene: String?, completion: Completion<Bool>)
+    /// The push service issued a device token.
+    case registeredForRemoteNotifications(deviceToken: Data)
+    /// The push service refused the registration.
+    case failedToRegisterForRemoteNotifications(RemoteNotificationRegistrationError)
+    /// A remote notification arrived; a suspended app is woken in the background to handle it.
+    case remoteNotification([String: JSONValue], completion: Completion<BackgroundFetchResult>)
+    /// The system grants a background fetch; a suspended app is woken for it.
+    case backgroundFetch(completion: Completion<BackgroundFetchResult>)
+    /// Connect a scene (a new session, or an open session named by identifier), in the
+    /// foreground or the background.
+    case connectScene(SceneConnectionOptions, session: String?, inForeground: Bool)
+    /// Disconnect a scene; its session stays open.
+    case disconnectScene(scene: String)
+    /// The user closed sessions for good.
+    case discardSessions([String])
+    /// Terminate the app. A suspended app is ended without callbacks, as on iOS.
+    case terminate
+
+    /// The event's name, as used in errors and in the legality table.
+    public var name: String { kind.rawValue }
+
+    /// The event's kind, without its data.
+    public var kind: LifecycleRules.EventKind {
+        switch self {
+        case .launch(_, let inBackground): inBackground ? .launchInBackground : .launch
+        case .enterForeground: .enterForeground
+        case .enterBackground: .enterBackground
+        case .resignActive: .resignActive
+        case .becomeActive: .becomeActive
+        case .memoryWarning: .memoryWarning
+        case .openURL: .openURL
+        case .continueUserActivity: .continueUserActivity
+        case .performShortcutItem: .performShortcutItem
+        case .registeredForRemoteNotifications: .registeredForRemoteNotifications
+        case .failedToRegisterForRemoteNotifications: .failedToRegisterForRemoteNotifications
+        case .remoteNotification: .remoteNotification
+        case .backgroundFetch: .backgroundFetch
+        case .connectScene: .connectScene
+        case .disconnectScene: .disconnectScene
+        case .discardSessions: .discardSessions
+        case .terminate: .terminate
+        }
+    }
+}
+
+/// The kernel's answer to a ``SystemEvent``.
+public enum SystemResponse {
+    /// The event was processed; it has no answer.
+    case done
+    /// The event was processed; the app answered (launch: whether both launch callbacks returned
+    /// `true`; open URL / continue activity: whether the app handled it).
+    case answered(Bool)
+    /// A scene was connected.
+    case connected(Scene)
+    /// The event arrived while another was being delivered; it was queued and will be processed
+    /// (or refused, with a ``Diagnostic``) as soon as the current one is done, FIFO.
+    case queued
+}

@@ -1,0 +1,180 @@
+import AppKernel
+import Foundation
+
+/// Plays the system for an ``Application`` in tests: launches it and sends it every event the
+/// kernel knows, synchronously, on a virtual clock.
+///
+/// ```swift
+/// let clock = TestClock()
+/// let host = SimulatedHost(clock: clock)
+/// let app = try host.launch(delegate: AppDelegate())
+/// try host.moveToBackground()
+/// let result = try await host.deliverRemoteNotification(["aps": ["content-available": 1]])
+/// try host.terminate()
+/// ```
+///
+/// Each method sends one ``SystemEvent`` through ``Application/handle(_:)``: an illegal event
+/// throws ``ApplicationError`` and changes nothing. Called from inside a callback (while another
+/// event is being delivered), a method queues its event and returns at once — `false` / `nil`
+/// for the methods that answer — and the event runs right after the current one.
+///
+/// Terminating and launching again starts a new ``Application``, as relaunching a process does.
+@MainActor
+public final class SimulatedHost {
+    /// The clock every application of this host uses.
+    public let clock: any Clock<Duration>
+    /// The configuration every application of this host gets.
+    public let configuration: ApplicationConfiguration
+    /// The current application: the last one launched.
+    public private(set) var application: Application?
+    /// The recorder attached to every application this host launches.
+    public let trace: TraceRecorder
+    private let makeApplication: @MainActor (any ApplicationDelegate) -> Application
+
+    /// Creates a host.
+    /// - Parameters:
+    ///   - clock: Where time comes from; a fresh ``TestClock`` (time moves only when a test
+    ///     advances it) by default.
+    ///   - configuration: Scene support and background budgets for the apps it launches.
+    ///   - traceOptions: What ``trace`` records.
+    public init(clock: some Clock<Duration> = TestClock(), configuration: ApplicationConfiguration = ApplicationConfiguration(),
+                traceOptions: TraceRecorder.Options = [.delegates, .system]) {
+        self.clock = clock
+        self.configuration = configuration
+        self.makeApplication = { Application(delegate: $0, clock: clock, configuration: configuration) }
+        self.trace = TraceRecorder(options: traceOptions)
+    }
+
+    // MARK: Launch and termination
+
+    /// Launches a new application with `delegate`.
+    ///
+    /// - Parameters:
+    ///   - delegate: The application's delegate.
+    ///   - options: Why the app is launched.
+    ///   - inBackground: Launch without a foreground scene, leaving the app in `.background`.
+    /// - Returns: The launched application.
+    /// - Throws: ``ApplicationError`` (`alreadyLaunched`) while the previous application runs.
+    @discardableResult
+    public func launch(delegate: any ApplicationDelegate, options: LaunchOptions = LaunchOptions(),
+                       inBackground: Bool = false) throws(ApplicationError) -> Application {
+        if let application, application.state != .terminated, application.state != .notRunning {
+            throw ApplicationError(code: .alreadyLaunched, event: inBackground ? "launchInBackground" : "launch",
+                                   state: application.state)
+        }
+        let application = makeApplication(delegate)
+        trace.attach(to: application)
+        self.application = application
+        try application.handle(.launch(options, inBackground: inBackground))
+        return application
+    }
+
+    /// Terminates the application (UIKit: a swipe from the app switcher).
+    public func terminate() throws(ApplicationError) { try send(.terminate) }
+
+    // MARK: Transitions
+
+    /// Sends the application (or one scene) to the background.
+    public func moveToBackground(_ scene: Scene? = nil) throws(ApplicationError) { try send(.enterBackground(scene: scene?.id)) }
+    /// Brings the application (or one background scene) to the foreground and activates it.
+    public func moveToForeground(_ scene: Scene? = nil) throws(ApplicationError) { try send(.enterForeground(scene: scene?.id)) }
+    /// Interrupts the application (or one scene): a call, an alert, the app switcher.
+    public func deactivate(_ scene: Scene? = nil) throws(ApplicationError) { try send(.resignActive(scene: scene?.id)) }
+    /// Ends an interruption.
+    public func activate(_ scene: Scene? = nil) throws(ApplicationError) { try send(.becomeActive(scene: scene?.id)) }
+
+    // MARK: Deliveries
+
+    /// Sends a memory warning.
+    public func sendMemoryWarning() throws(ApplicationError) { try send(.memoryWarning) }
+
+    /// Asks the app to open `url`, bringing it to the foreground if needed.
+    /// - Returns: Whether the app handled it (`false` when queued).
+    @discardableResult
+    public func open(_ url: URL, options: OpenURLOptions = OpenURLOptions(), in scene: Scene? = nil) throws(ApplicationError) -> Bool {
+        answer(try send(.openURL(url, options, scene: scene?.id)))
+    }
+
+    /// Asks the app to continue `activity`, bringing it to the foreground if needed.
+    /// - Returns: Whether the app handled it (`false` when queued).
+    @discardableResult
+    public func continueUserActivity(_ activity: UserActivity, in scene: Scene? = nil) throws(ApplicationError) -> Bool {
+        answer(try send(.continueUserActivity(activity, scene: scene?.id)))
+    }
+
+    /// Performs a quick action and waits for the app's answer (or the system's, at the deadline).
+    @discardableResult
+    public func performShortcutItem(_ item: ShortcutItem, in scene: Scene? = nil) async throws(ApplicationError) -> Bool {
+        let completion = Completion<Bool>(event: "performShortcutItem", fallback: false)
+        try send(.performShortcutItem(item, scene: scene?.id, completion: completion))
+        return await completion.value()
+    }
+
+    /// Delivers a remote notification (waking a suspended app) and waits for the fetch result
+    /// the app reports — or `.failed`, answered by the system, if it does not answer within the
+    /// completion deadline (advance the clock from another task to test that path).
+    @discardableResult
+    public func deliverRemoteNotification(_ payload: [String: JSONValue]) async throws(ApplicationError) -> BackgroundFetchResult {
+        let completion = Completion<BackgroundFetchResult>(event: "remoteNotification", fallback: .failed)
+        try send(.remoteNotification(payload, completion: completion))
+        return await completion.value()
+    }
+
+    /// Grants a background fetch (waking a suspended app) and waits for the app's result.
+    @discardableResult
+    public func performBackgroundFetch() async throws(ApplicationError) -> BackgroundFetchResult {
+        let completion = Completion<BackgroundFetchResult>(event: "backgroundFetch", fallback: .failed)
+        try send(.backgroundFetch(completion: completion))
+        return await completion.value()
+    }
+
+    /// Answers the app's `registerForRemoteNotifications()` with a device token.
+    public func completeRemoteNotificationRegistration(deviceToken: Data) throws(ApplicationError) {
+        try send(.registeredForRemoteNotifications(deviceToken: deviceToken))
+    }
+
+    /// Answers the app's `registerForRemoteNotifications()` with a failure.
+    public func failRemoteNotificationRegistration(_ error: RemoteNotificationRegistrationError) throws(ApplicationError) {
+        try send(.failedToRegisterForRemoteNotifications(error))
+    }
+
+    // MARK: Scenes
+
+    /// Connects a scene: a new session, or `session` again if it is open and disconnected.
+    /// - Returns: The new scene (`nil` when queued).
+    @discardableResult
+    public func connectScene(options: SceneConnectionOptions = SceneConnectionOptions(), session: SceneSession? = nil,
+                             inForeground: Bool = true) throws(ApplicationError) -> Scene? {
+        if case .connected(let scene) = try send(.connectScene(options, session: session?.persistentIdentifier,
+                                                                inForeground: inForeground)) {
+            return scene
+        }
+        return nil
+    }
+
+    /// Disconnects a scene; its session stays open.
+    public func disconnectScene(_ scene: Scene) throws(ApplicationError) { try send(.disconnectScene(scene: scene.id)) }
+
+    /// Discards sessions, as when the user closes windows for good.
+    public func discardSessions(_ sessions: [SceneSession]) throws(ApplicationError) {
+        try send(.discardSessions(sessions.map(\.persistentIdentifier)))
+    }
+
+    // MARK: Raw events
+
+    /// Sends any system event to the current application.
+    /// - Throws: ``ApplicationError`` (`notLaunched`) before the first launch, or the
+    ///   application's refusal.
+    @discardableResult
+    public func send(_ event: SystemEvent) throws(ApplicationError) -> SystemResponse {
+        guard let application else {
+            throw ApplicationError(code: .notLaunched, event: event.name, state: .notRunning)
+        }
+        return try application.handle(event)
+    }
+
+    private func answer(_ response: SystemResponse) -> Bool {
+        if case .answered(let handled) = response { return handled }
+        return false
+    }
+}

@@ -1,0 +1,216 @@
+import AppKernel
+import Synchronization
+
+/// A virtual clock for deterministic tests: time moves only when the test advances it.
+///
+/// It serves two kinds of waiting:
+/// - **Kernel timers** (background-task expiry, suspension, completion deadlines), scheduled
+///   through ``SchedulingClock``: run synchronously on the main actor, in deadline order, while
+///   ``advance(by:)`` moves time — fully deterministic.
+/// - **Sleepers** (`try await clock.sleep(for:)` in app code): resumed in deadline order; after
+///   resuming one, the clock yields so the woken task can run before time moves on.
+///
+/// ```swift
+/// let clock = TestClock()
+/// let host = SimulatedHost(clock: clock)
+/// let app = try host.launch(delegate: AppDelegate())
+/// try host.moveToBackground()
+/// await clock.advance(by: .seconds(5))   // the grace period passes
+/// #expect(app.state == .suspended)
+/// ```
+public final class TestClock: SchedulingClock, Sendable {
+    /// An instant on a ``TestClock``: the time since the clock's origin.
+    public struct Instant: InstantProtocol, Sendable, Hashable, CustomStringConvertible {
+        /// Time since the clock's origin.
+        public var offset: Duration
+        /// Creates the instant `offset` after the origin.
+        public init(offset: Duration) { self.offset = offset }
+        /// The instant `duration` later.
+        public func advanced(by duration: Duration) -> Instant { Instant(offset: offset + duration) }
+        /// The time from this instant to `other`.
+        public func duration(to other: Instant) -> Duration { other.offset - offset }
+        /// Earlier instants sort first.
+        public static func < (lhs: Instant, rhs: Instant) -> Bool { lhs.offset < rhs.offset }
+        /// "t+1.5 seconds".
+        public var description: String { "t+\(offset)" }
+    }
+
+    private enum Waiter {
+        case sleeper(CheckedContinuation<Void, any Error>)
+        case timer(@MainActor @Sendable () -> Void)
+    }
+
+    private struct Pending {
+        let id: Int
+        let deadline: Instant
+        let waiter: Waiter
+    }
+
+    private struct State {
+        var now: Instant
+        var nextID = 0
+        var pending: [Pending] = []
+        var cancelledBeforeRegistration: Set<Int> = []
+
+        mutating func makeID() -> Int {
+            nextID += 1
+            return nextID
+        }
+
+        /// Removes and returns the earliest waiter due at or before `limit` (ties: first scheduled).
+        mutating func popDue(notAfter limit: Instant) -> Pending? {
+            guard let index = pending.indices
+                .filter({ pending[$0].deadline <= limit })
+                .min(by: { (pending[$0].deadline, pending[$0].id) < (pending[$1].deadline, pending[$1].id) })
+            else { return nil }
+            let due = pending.remove(at: index)
+            if due.deadline > now { now = due.deadline }
+            return due
+        }
+    }
+
+    private let state: Mutex<State>
+
+    /// Creates a clock whose time starts at `now` (the origin by default).
+    public init(now: Instant = Instant(offset: .zero)) {
+        state = Mutex(State(now: now))
+    }
+
+    /// The current virtual time.
+    public var now: Instant { state.withLock { $0.now } }
+
+    /// Zero: virtual time has no resolution limit.
+    public var minimumResolution: Duration { .zero }
+
+    /// Suspends until the clock is advanced to `deadline` (returns at once if it has passed).
+    /// - Throws: `CancellationError` if the task is cancelled first.
+    public func sleep(until deadline: Instant, tolerance: Duration? = nil) async throws {
+        try Task.checkCancellation()
+        let id = state.withLock { $0.makeID() }
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                let outcome: Result<Bool, CancellationError> = state.withLock { state in
+                    if state.cancelledBeforeRegistration.remove(id) != nil { return .failure(CancellationError()) }
+                    if deadline <= state.now { return .success(true) }
+                    state.pending.append(Pending(id: id, deadline: deadline, waiter: .sleeper(continuation)))
+                    return .success(false)
+                }
+                switch outcome {
+                case .failure(let error): continuation.resume(throwing: error)
+                case .success(true): continuation.resume()
+                case .success(false): break
+                }
+            }
+        } onCancel: {
+            let continuation: CheckedContinuation<Void, any Error>? = state.withLock { state in
+                guard let index = state.pending.firstIndex(where: { $0.id == id }) else {
+                    state.cancelledBeforeRegistration.insert(id)
+                    return nil
+                }
+                guard case .sleeper(let continuation) = state.pending.remove(at: index).waiter else { return nil }
+                return continuation
+            }
+            continuation?.resume(throwing: CancellationError())
+        }
+    }
+
+    /// Schedules a main-actor timer `delay` from now (``SchedulingClock``).
+    @MainActor
+    public func scheduleTimer(after delay: Duration, _ action: @escaping @MainActor @Sendable () -> Void) -> ScheduledTimer {
+        let id = state.withLock { state in
+            let id = state.makeID()
+            state.pending.append(Pending(id: id, deadline: state.now.advanced(by: max(delay, .zero)), waiter: .timer(action)))
+            return id
+        }
+        return ScheduledTimer { [weak self] in
+            self?.state.withLock { state in state.pending.removeAll { $0.id == id } }
+        }
+    }
+
+    /// Moves time forward by `duration`, running every timer and waking every sleeper that
+    /// falls due on the way, in deadline order.
+    @MainActor
+    public func advance(by duration: Duration = .zero) async {
+        await advance(to: now.advanced(by: duration))
+    }
+
+    /// Moves time forward to `deadline` (never backward), running every timer and waking every
+    /// sleeper that falls due on the way, in deadline order.
+    @MainActor
+    public func advance(to deadline: Instant) async {
+        while let due = state.withLock({ $0.popDue(notAfter: deadline) }) {
+            switch due.waiter {
+            case .timer(let action):
+                action()
+            case .sleeper(let continuation):
+                continuation.resume()
+                await TestClock.yieldToWokenTasks()
+            }
+        }
+        state.withLock { state in
+            if deadline > state.now { state.now = deadline }
+        }
+        await TestClock.yieldToWokenTasks()
+    }
+
+    /// Advances to each pending deadline in turn until nothing is pending.
+    /// - Parameter maxSteps: A guard against work that keeps rescheduling itself forever.
+    /// - Throws: ``TestClockError/runaway(steps:pending:)`` when `maxSteps` deadlines passed and
+    ///   work is still pending.
+    @MainActor
+    public func run(maxSteps: Int = 10_000) async throws(TestClockError) {
+        var steps = 0
+        while let next = nextDeadline {
+            guard steps < maxSteps else { throw .runaway(steps: steps, pending: pendingCount) }
+            await advance(to: next)
+            steps += 1
+        }
+    }
+
+    /// How many timers and sleepers are waiting.
+    public var pendingCount: Int { state.withLock { $0.pending.count } }
+
+    /// The earliest deadline anything waits for.
+    public var nextDeadline: Instant? { state.withLock { $0.pending.map(\.deadline).min() } }
+
+    /// Throws when anything is still waiting: a test that ends with pending work usually forgot
+    /// to advance the clock, or left a task or a timer running.
+    /// - Throws: ``TestClockError/pendingWork(_:)`` listing what waits and when it is due.
+    public func checkNothingPending() throws(TestClockError) {
+        let waiting = state.withLock { state in
+            state.pending.sorted { ($0.deadline, $0.id) < ($1.deadline, $1.id) }.map { pending in
+                switch pending.waiter {
+                case .sleeper: "a sleeper due at \(pending.deadline)"
+                case .timer: "a timer due at \(pending.deadline)"
+                }
+            }
+        }
+        if !waiting.isEmpty { throw .pendingWork(waiting) }
+    }
+
+    /// Lets tasks woken by a resumed sleeper run before time moves on. Resuming a continuation
+    /// enqueues its task; yielding the main actor a few times lets it (and what it awaits next)
+    /// run first.
+    @MainActor
+    private static func yieldToWokenTasks() async {
+        for _ in 0..<16 { await Task.yield() }
+    }
+}
+
+/// What ``TestClock`` reports when a test leaves work behind.
+public enum TestClockError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// Work was still waiting; each string says what and when it is due.
+    case pendingWork([String])
+    /// ``TestClock/run(maxSteps:)`` gave up after `steps` deadlines with `pending` waiters left.
+    case runaway(steps: Int, pending: Int)
+
+    /// What is wrong and how to fix the test.
+    public var description: String {
+        switch self {
+        case .pendingWork(let waiting):
+            "the test clock still has pending work: \(waiting.joined(separator: "; ")). Advance the clock past these deadlines (clock.advance(by:) or clock.run()), or cancel what scheduled them."
+        case .runaway(let steps, let pending):
+            "TestClock.run() passed \(steps) deadlines and \(pending) waiters are still pending: something reschedules itself forever. Advance by a fixed duration instead."
+        }
+    }
+}

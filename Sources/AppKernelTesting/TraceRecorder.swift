@@ -1,0 +1,89 @@
+import AppKernel
+
+/// Records the pipeline of an application — delegate and scene-delegate callbacks, publications
+/// to listeners, the system's own decisions — as lines, for whole-trace assertions.
+///
+/// Lines read `<where>.<what>`: `app.didFinishLaunching`, `scene-1.willConnect`,
+/// `listeners.didEnterBackground`, `listeners.scene-1.didBecomeActive`, `system.didSuspend`.
+///
+/// ```swift
+/// let host = SimulatedHost()
+/// try host.launch(delegate: AppDelegate())
+/// #expect(host.trace.take() == ["app.willFinishLaunching", "app.didFinishLaunching",
+///                               "app.configurationForConnecting(scene-1)", "scene-1.willConnect",
+///                               "scene-1.willEnterForeground", "scene-1.didBecomeActive"])
+/// ```
+@MainActor
+public final class TraceRecorder {
+    /// Which stages to record.
+    public struct Options: OptionSet, Sendable, Hashable {
+        /// The options' bits.
+        public var rawValue: Int
+        /// Creates options from bits.
+        public init(rawValue: Int) { self.rawValue = rawValue }
+        /// Application and scene delegate callbacks.
+        public static let delegates = Options(rawValue: 1)
+        /// Publications to listeners.
+        public static let listeners = Options(rawValue: 2)
+        /// The system's own decisions (suspension, task expiry).
+        public static let system = Options(rawValue: 4)
+        /// Everything.
+        public static let all: Options = [.delegates, .listeners, .system]
+    }
+
+    /// One recorded step.
+    public struct Entry: Sendable, Hashable {
+        /// Where it happened.
+        public var stage: PipelineStage
+        /// What happened.
+        public var event: LifecycleEvent
+        /// When, on the application's clock.
+        public var time: Duration
+    }
+
+    /// Which stages are recorded; change it at any time.
+    public var options: Options
+    /// Everything recorded since the last ``take()`` or ``clear()``.
+    public private(set) var entries: [Entry] = []
+    private var tokens: [ListenerToken] = []
+
+    /// Creates a recorder of `options` (delegates and system decisions by default).
+    public init(options: Options = [.delegates, .system]) { self.options = options }
+
+    /// Starts recording `application`. Attach before launching to see the launch.
+    public func attach(to application: Application) {
+        tokens.append(application.addPipelineObserver { [weak self, weak application] stage, event in
+            guard let self, self.records(stage) else { return }
+            self.entries.append(Entry(stage: stage, event: event, time: application?.uptime ?? .zero))
+        })
+    }
+
+    /// The recorded lines, oldest first.
+    public var lines: [String] { entries.map { TraceRecorder.line($0.stage, $0.event) } }
+
+    /// Returns the recorded lines and forgets them, so the next assertion sees only what follows.
+    public func take() -> [String] {
+        defer { entries.removeAll() }
+        return lines
+    }
+
+    /// Forgets what was recorded.
+    public func clear() { entries.removeAll() }
+
+    /// The line for one step: `<stage>.<event>`, scene events as `<scene id>.<event>`.
+    public static func line(_ stage: PipelineStage, _ event: LifecycleEvent) -> String {
+        let raw = event.name.rawValue
+        guard raw.hasPrefix("scene"), let scene = event.sceneID else { return "\(stage).\(event)" }
+        let short = raw.dropFirst("scene".count)
+        let name = short.prefix(1).lowercased() + short.dropFirst()
+        return stage == .sceneDelegate(scene) ? "\(scene).\(name)" : "\(stage).\(scene).\(name)"
+    }
+
+    private func records(_ stage: PipelineStage) -> Bool {
+        switch stage {
+        case .listeners: options.contains(.listeners)
+        case .applicationDelegate, .sceneDelegate: options.contains(.delegates)
+        case .system: options.contains(.system)
+        }
+    }
+}
