@@ -1,31 +1,35 @@
 /// A registered listener or pipeline observer. The token owns the closure; the application holds
 /// the token weakly, so a dropped token unregisters itself.
 struct ListenerEntry {
-    let name: LifecycleEvent.Name?
     weak var token: ListenerToken?
+}
+
+/// Where the application keeps its listeners: per event name for typed listeners, one list for
+/// listeners of every event, one for pipeline observers.
+enum ListenerList: Hashable {
+    case event(LifecycleEvent.Name)
+    case everyEvent
+    case pipeline
 }
 
 extension Application {
     /// Listens for one event — the analogue of observing a UIKit notification.
     ///
-    /// The listener runs synchronously on the main actor, after the hooks and before the
-    /// delegate (see DESIGN.md), once per event. A listener added while an event is being
-    /// delivered hears the next event, not the current one. Keep the token: cancelling it or
-    /// letting it go stops delivery at once.
+    /// The listener runs synchronously on the main actor, before the delegate (see DESIGN.md),
+    /// once per event. A listener added while an event is being delivered hears the next event,
+    /// not the current one. Keep the token: cancelling it or letting it go stops delivery at once.
     ///
     /// ```swift
     /// let token = app.addListener(for: .didEnterBackground) { app in cache.flush() }
     /// ```
     public func addListener<Payload>(for event: ApplicationEvent<Payload>,
                                      _ handler: @escaping @MainActor (Payload) -> Void) -> ListenerToken {
-        register(in: \.listeners, name: event.name) { _, payload in
-            if let payload = payload as? Payload { handler(payload) }
-        }
+        register(PayloadHandler(handler), in: .event(event.name))
     }
 
     /// Listens for every published event, as ``LifecycleEvent`` values.
     public func addListener(_ handler: @escaping @MainActor (LifecycleEvent) -> Void) -> ListenerToken {
-        register(in: \.listeners, name: nil) { event, _ in handler(event) }
+        register(RecordHandler { _, event in handler(event) }, in: .everyEvent)
     }
 
     /// The published events as an asynchronous sequence, from now on. The sequence ends when
@@ -41,8 +45,7 @@ extension Application {
         if state == .terminated {
             continuation.finish()
         } else {
-            streams[nextRegistrationID] = continuation
-            nextRegistrationID += 1
+            streams.append(continuation)
         }
         return stream
     }
@@ -51,17 +54,14 @@ extension Application {
     /// each decision of the system's, in order. For instrumentation (traces, launch timelines);
     /// apps use listeners.
     public func addPipelineObserver(_ handler: @escaping @MainActor (PipelineStage, LifecycleEvent) -> Void) -> ListenerToken {
-        register(in: \.pipelineObservers, name: nil) { event, stage in
-            if let stage = stage as? PipelineStage { handler(stage, event) }
-        }
+        register(RecordHandler(handler), in: .pipeline)
     }
 
-    private func register(in list: ReferenceWritableKeyPath<Application, [ListenerEntry]>, name: LifecycleEvent.Name?,
-                          handler: @escaping @MainActor (LifecycleEvent, Any) -> Void) -> ListenerToken {
+    private func register(_ handler: ListenerHandler, in list: ListenerList) -> ListenerToken {
         let token = ListenerToken(handler: handler) { [weak self] token in
-            self?[keyPath: list].removeAll { $0.token === token || $0.token == nil }
+            self?.listeners[list]?.removeAll { $0.token === token || $0.token == nil }
         }
-        self[keyPath: list].append(ListenerEntry(name: name, token: token))
+        listeners[list, default: []].append(ListenerEntry(token: token))
         return token
     }
 
@@ -74,9 +74,17 @@ extension Application {
                                   _ deliver: () -> Result) -> Result {
         let record = event.record(payload)
         observe(.listeners, record)
-        notify(\.listeners, record, payload)
-        for (id, continuation) in streams.sorted(by: { $0.key < $1.key }) {
-            if case .terminated = continuation.yield(record) { streams[id] = nil }
+        forEachHandler(in: .event(event.name)) { handler in
+            // The name fixes the payload type: ApplicationEvent's initialiser is internal and
+            // each name is declared once, with one payload type.
+            (handler as? PayloadHandler<Payload>)?.call(payload)
+        }
+        forEachHandler(in: .everyEvent) { handler in (handler as? RecordHandler)?.call(.listeners, record) }
+        if !streams.isEmpty {
+            streams.removeAll { continuation in
+                if case .terminated = continuation.yield(record) { return true }
+                return false
+            }
         }
         if let stage { observe(stage, record) }
         return deliver()
@@ -84,26 +92,26 @@ extension Application {
 
     /// Reports a pipeline step to the observers.
     func observe(_ stage: PipelineStage, _ event: LifecycleEvent) {
-        if !pipelineObservers.isEmpty { notify(\.pipelineObservers, event, stage) }
+        forEachHandler(in: .pipeline) { handler in (handler as? RecordHandler)?.call(stage, event) }
     }
 
-    /// Calls each live entry of a snapshot of `list`: entries added meanwhile wait for the next
+    /// Calls each live handler of a snapshot of `list`: entries added meanwhile wait for the next
     /// event; entries cancelled meanwhile are skipped; dropped tokens are pruned.
-    private func notify(_ list: ReferenceWritableKeyPath<Application, [ListenerEntry]>, _ event: LifecycleEvent, _ payload: Any) {
+    private func forEachHandler(in list: ListenerList, _ body: (ListenerHandler) -> Void) {
+        guard let entries = listeners[list], !entries.isEmpty else { return }
         var sawDropped = false
-        for entry in self[keyPath: list] {
+        for entry in entries {
             guard let token = entry.token else {
                 sawDropped = true
                 continue
             }
-            guard entry.name == nil || entry.name == event.name, let handler = token.handler else { continue }
-            handler(event, payload)
+            if let handler = token.handler { body(handler) }
         }
-        if sawDropped { self[keyPath: list].removeAll { $0.token == nil } }
+        if sawDropped { listeners[list]?.removeAll { $0.token == nil } }
     }
 
     func finishStreams() {
-        for continuation in streams.values { continuation.finish() }
+        for continuation in streams { continuation.finish() }
         streams.removeAll()
     }
 }

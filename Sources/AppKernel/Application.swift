@@ -54,10 +54,8 @@ public final class Application {
     var queue: [QueuedEvent] = []
 
     // Listeners, streams and pipeline observers.
-    var listeners: [ListenerEntry] = []
-    var pipelineObservers: [ListenerEntry] = []
-    var streams: [Int: AsyncStream<LifecycleEvent>.Continuation] = [:]
-    var nextRegistrationID = 1
+    var listeners: [ListenerList: [ListenerEntry]] = [:]
+    var streams: [AsyncStream<LifecycleEvent>.Continuation] = []
 
     // Background execution.
     var backgroundTasks: [BackgroundTaskRecord] = []

@@ -24,30 +24,37 @@ public enum LifecycleRules {
         case remoteNotification, backgroundFetch, connectScene, disconnectScene, discardSessions, terminate
     }
 
-    private static let running: Set<ApplicationState> = [.inactive, .active, .background, .suspended]
-
-    /// The states in which the application accepts an event of `kind` (for events naming no
+    /// Whether the application accepts an event of `kind` in `state` (for events naming no
     /// scene; an event naming a scene is checked against that scene too).
-    public static func legalStates(for kind: EventKind) -> Set<ApplicationState> {
+    public static func isLegal(_ kind: EventKind, in state: ApplicationState) -> Bool {
         switch kind {
-        case .launch, .launchInBackground: [.notRunning]
-        case .enterForeground: [.background, .suspended]
-        case .enterBackground: [.inactive, .active]
-        case .resignActive: [.active]
-        case .becomeActive: [.inactive]
+        case .launch, .launchInBackground:
+            state == .notRunning
+        case .enterForeground, .backgroundFetch:
+            state == .background || state == .suspended
+        case .enterBackground:
+            state.isForeground
+        case .resignActive:
+            state == .active
+        case .becomeActive:
+            state == .inactive
         case .memoryWarning, .registeredForRemoteNotifications, .failedToRegisterForRemoteNotifications:
-            [.inactive, .active, .background]
-        case .backgroundFetch: [.background, .suspended]
+            state.isForeground || state == .background
         case .openURL, .continueUserActivity, .performShortcutItem, .remoteNotification,
              .connectScene, .disconnectScene, .discardSessions, .terminate:
-            running
+            state.isRunning
         }
+    }
+
+    /// The states in which the application accepts an event of `kind`.
+    public static func legalStates(for kind: EventKind) -> Set<ApplicationState> {
+        Set(ApplicationState.allCases.filter { isLegal(kind, in: $0) })
     }
 
     /// Throws the error the application gives for an event of `kind` in `state`, or returns
     /// when the pair is legal.
     public static func check(_ kind: EventKind, in state: ApplicationState) throws(ApplicationError) {
-        if legalStates(for: kind).contains(state) { return }
+        if isLegal(kind, in: state) { return }
         let code: ApplicationError.Code =
             switch state {
             case .terminated: .terminated

@@ -5,10 +5,10 @@
 /// dropped token frees the closure (and what it captured) at once.
 @MainActor
 public final class ListenerToken {
-    var handler: (@MainActor (LifecycleEvent, Any) -> Void)?
+    var handler: ListenerHandler?
     private let onCancel: @MainActor (ListenerToken) -> Void
 
-    init(handler: @escaping @MainActor (LifecycleEvent, Any) -> Void, onCancel: @escaping @MainActor (ListenerToken) -> Void) {
+    init(handler: ListenerHandler, onCancel: @escaping @MainActor (ListenerToken) -> Void) {
         self.handler = handler
         self.onCancel = onCancel
     }
@@ -22,4 +22,23 @@ public final class ListenerToken {
         handler = nil
         onCancel(self)
     }
+}
+
+/// What a token calls. Subclasses carry the closure with its exact type, so delivery needs no
+/// existential casts.
+@MainActor
+class ListenerHandler {}
+
+/// A listener for one event, receiving that event's payload.
+@MainActor
+final class PayloadHandler<Payload>: ListenerHandler {
+    let call: @MainActor (Payload) -> Void
+    init(_ call: @escaping @MainActor (Payload) -> Void) { self.call = call }
+}
+
+/// A listener for every published event, or a pipeline observer.
+@MainActor
+final class RecordHandler: ListenerHandler {
+    let call: @MainActor (PipelineStage, LifecycleEvent) -> Void
+    init(_ call: @escaping @MainActor (PipelineStage, LifecycleEvent) -> Void) { self.call = call }
 }

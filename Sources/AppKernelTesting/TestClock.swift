@@ -49,6 +49,7 @@ public final class TestClock: SchedulingClock, Sendable {
     private struct State {
         var now: Instant
         var nextID = 0
+        /// Sorted latest-first by (deadline, id), so the next one due is the last element.
         var pending: [Pending] = []
         var cancelledBeforeRegistration: Set<Int> = []
 
@@ -57,15 +58,29 @@ public final class TestClock: SchedulingClock, Sendable {
             return nextID
         }
 
+        mutating func insert(_ waiter: Pending) {
+            // Binary search for the first element due before the new one (latest-first order).
+            var low = 0
+            var high = pending.count
+            while low < high {
+                let mid = (low + high) / 2
+                let other = pending[mid]
+                if (other.deadline, other.id) > (waiter.deadline, waiter.id) { low = mid + 1 } else { high = mid }
+            }
+            pending.insert(waiter, at: low)
+        }
+
+        mutating func remove(id: Int) -> Pending? {
+            guard let index = pending.lastIndex(where: { $0.id == id }) else { return nil }
+            return pending.remove(at: index)
+        }
+
         /// Removes and returns the earliest waiter due at or before `limit` (ties: first scheduled).
         mutating func popDue(notAfter limit: Instant) -> Pending? {
-            guard let index = pending.indices
-                .filter({ pending[$0].deadline <= limit })
-                .min(by: { (pending[$0].deadline, pending[$0].id) < (pending[$1].deadline, pending[$1].id) })
-            else { return nil }
-            let due = pending.remove(at: index)
-            if due.deadline > now { now = due.deadline }
-            return due
+            guard let last = pending.last, last.deadline <= limit else { return nil }
+            pending.removeLast()
+            if last.deadline > now { now = last.deadline }
+            return last
         }
     }
 
@@ -92,7 +107,7 @@ public final class TestClock: SchedulingClock, Sendable {
                 let outcome: Result<Bool, CancellationError> = state.withLock { state in
                     if state.cancelledBeforeRegistration.remove(id) != nil { return .failure(CancellationError()) }
                     if deadline <= state.now { return .success(true) }
-                    state.pending.append(Pending(id: id, deadline: deadline, waiter: .sleeper(continuation)))
+                    state.insert(Pending(id: id, deadline: deadline, waiter: .sleeper(continuation)))
                     return .success(false)
                 }
                 switch outcome {
@@ -103,11 +118,11 @@ public final class TestClock: SchedulingClock, Sendable {
             }
         } onCancel: {
             let continuation: CheckedContinuation<Void, any Error>? = state.withLock { state in
-                guard let index = state.pending.firstIndex(where: { $0.id == id }) else {
+                guard let removed = state.remove(id: id) else {
                     state.cancelledBeforeRegistration.insert(id)
                     return nil
                 }
-                guard case .sleeper(let continuation) = state.pending.remove(at: index).waiter else { return nil }
+                guard case .sleeper(let continuation) = removed.waiter else { return nil }
                 return continuation
             }
             continuation?.resume(throwing: CancellationError())
@@ -119,11 +134,11 @@ public final class TestClock: SchedulingClock, Sendable {
     public func scheduleTimer(after delay: Duration, _ action: @escaping @MainActor @Sendable () -> Void) -> ScheduledTimer {
         let id = state.withLock { state in
             let id = state.makeID()
-            state.pending.append(Pending(id: id, deadline: state.now.advanced(by: max(delay, .zero)), waiter: .timer(action)))
+            state.insert(Pending(id: id, deadline: state.now.advanced(by: max(delay, .zero)), waiter: .timer(action)))
             return id
         }
         return ScheduledTimer { [weak self] in
-            self?.state.withLock { state in state.pending.removeAll { $0.id == id } }
+            _ = self?.state.withLock { state in state.remove(id: id) }
         }
     }
 
@@ -171,14 +186,14 @@ public final class TestClock: SchedulingClock, Sendable {
     public var pendingCount: Int { state.withLock { $0.pending.count } }
 
     /// The earliest deadline anything waits for.
-    public var nextDeadline: Instant? { state.withLock { $0.pending.map(\.deadline).min() } }
+    public var nextDeadline: Instant? { state.withLock { $0.pending.last?.deadline } }
 
     /// Throws when anything is still waiting: a test that ends with pending work usually forgot
     /// to advance the clock, or left a task or a timer running.
     /// - Throws: ``TestClockError/pendingWork(_:)`` listing what waits and when it is due.
     public func checkNothingPending() throws(TestClockError) {
         let waiting = state.withLock { state in
-            state.pending.sorted { ($0.deadline, $0.id) < ($1.deadline, $1.id) }.map { pending in
+            state.pending.reversed().map { pending in
                 switch pending.waiter {
                 case .sleeper: "a sleeper due at \(pending.deadline)"
                 case .timer: "a timer due at \(pending.deadline)"
