@@ -1,0 +1,56 @@
+// Checks of bookkeeping that has no public window: nothing is kept longer than needed.
+import Testing
+@testable import AppKernel
+import AppKernelTesting
+
+@MainActor
+struct InternalsTests {
+    @Test func aStreamWhoseConsumerStoppedIsForgottenAtTheNextEvent() async throws {
+        let host = SimulatedHost()
+        let app = try host.launch(delegate: DefaultApplicationDelegate())
+        var stream: AsyncStream<LifecycleEvent>? = app.lifecycleEvents()
+        #expect(app.streams.count == 1)
+        let consumer = Task { [stream] in
+            guard let stream else { return }
+            for await _ in stream { break }
+        }
+        stream = nil  // only the consumer holds it now
+        try host.sendMemoryWarning()
+        await consumer.value
+        try host.sendMemoryWarning()
+        #expect(app.streams.isEmpty)
+    }
+
+    @Test func droppedTokensArePrunedFromTheRegistry() throws {
+        let host = SimulatedHost(traceOptions: [])
+        let app = try host.launch(delegate: DefaultApplicationDelegate())
+        do {
+            let tokens = (0..<3).map { _ in app.addListener(for: .didReceiveMemoryWarning) { _ in } }
+            #expect(app.listeners[.event(.didReceiveMemoryWarning)]?.count == 3)
+            withExtendedLifetime(tokens) {}
+        }
+        try host.sendMemoryWarning()
+        #expect(app.listeners[.event(.didReceiveMemoryWarning)]?.isEmpty == true)
+        let kept = app.addListener { _ in }
+        kept.cancel()
+        #expect(app.listeners[.everyEvent]?.isEmpty == true)
+    }
+
+    @Test func terminationForgetsTimersTasksAndPendingCompletions() async throws {
+        let clock = TestClock()
+        let host = SimulatedHost(clock: clock)
+        let delegate = LoggingAppDelegate(log: Log())
+        delegate.fetchAnswer = nil
+        let app = try host.launch(delegate: delegate)
+        try host.moveToBackground()
+        _ = app.beginBackgroundTask(name: "upload")
+        let completion = Completion<BackgroundFetchResult>(event: "push", fallback: .failed)
+        try host.send(.remoteNotification(samplePayload, completion: completion))
+        try host.terminate()
+        #expect(completion.result == .failed)
+        #expect(!completion.answeredByApp)
+        #expect(app.backgroundTasks.isEmpty)
+        #expect(app.pendingCompletions.isEmpty)
+        try clock.checkNothingPending()
+    }
+}
