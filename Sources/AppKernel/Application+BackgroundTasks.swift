@@ -35,6 +35,26 @@ extension Application {
         beginBackgroundTask(name: name, system: false, expirationHandler: expirationHandler)
     }
 
+    /// Asks for extra time in the background; the expiration handler receives the task's
+    /// identifier, so it can end the task without capturing a variable (Swift 6 forbids
+    /// mutating a variable captured by the main-actor handler):
+    ///
+    /// ```swift
+    /// let task = app.beginBackgroundTask(name: "upload") { task in
+    ///     uploader.cancel()
+    ///     app.endBackgroundTask(task)
+    /// }
+    /// ```
+    ///
+    /// Otherwise the same as the form whose handler takes no argument.
+    public func beginBackgroundTask(name: String? = nil,
+                                    expirationHandler: @escaping @MainActor (BackgroundTaskIdentifier) -> Void) -> BackgroundTaskIdentifier {
+        var handler: (@MainActor () -> Void)?
+        let task = beginBackgroundTask(name: name, system: false) { handler?() }
+        handler = { expirationHandler(task) }
+        return task
+    }
+
     func beginBackgroundTask(name: String?, system: Bool, expirationHandler: (@MainActor () -> Void)?) -> BackgroundTaskIdentifier {
         let refusal: String? =
             switch state {
