@@ -62,15 +62,56 @@ public enum LifecycleEvent: Sendable, Hashable, CustomStringConvertible {
 
     /// The event's name without its data, for filtering and for traces.
     public enum Name: String, Sendable, Hashable, CaseIterable {
-        case willFinishLaunching, didFinishLaunching, didBecomeActive, willResignActive
-        case didEnterBackground, willEnterForeground, willTerminate, didReceiveMemoryWarning
-        case openURL, continueUserActivity, performShortcutItem
-        case didRegisterForRemoteNotifications, didFailToRegisterForRemoteNotifications
-        case didReceiveRemoteNotification, performFetch
-        case configurationForConnecting, didDiscardSceneSessions
-        case sceneWillConnect, sceneDidDisconnect, sceneWillEnterForeground, sceneDidBecomeActive
-        case sceneWillResignActive, sceneDidEnterBackground
-        case didSuspend, backgroundTaskExpired
+        /// The name of ``LifecycleEvent/willFinishLaunching``.
+        case willFinishLaunching
+        /// The name of ``LifecycleEvent/didFinishLaunching``.
+        case didFinishLaunching
+        /// The name of ``LifecycleEvent/didBecomeActive``.
+        case didBecomeActive
+        /// The name of ``LifecycleEvent/willResignActive``.
+        case willResignActive
+        /// The name of ``LifecycleEvent/didEnterBackground``.
+        case didEnterBackground
+        /// The name of ``LifecycleEvent/willEnterForeground``.
+        case willEnterForeground
+        /// The name of ``LifecycleEvent/willTerminate``.
+        case willTerminate
+        /// The name of ``LifecycleEvent/didReceiveMemoryWarning``.
+        case didReceiveMemoryWarning
+        /// The name of ``LifecycleEvent/openURL``.
+        case openURL
+        /// The name of ``LifecycleEvent/continueUserActivity``.
+        case continueUserActivity
+        /// The name of ``LifecycleEvent/performShortcutItem``.
+        case performShortcutItem
+        /// The name of ``LifecycleEvent/didRegisterForRemoteNotifications``.
+        case didRegisterForRemoteNotifications
+        /// The name of ``LifecycleEvent/didFailToRegisterForRemoteNotifications``.
+        case didFailToRegisterForRemoteNotifications
+        /// The name of ``LifecycleEvent/didReceiveRemoteNotification``.
+        case didReceiveRemoteNotification
+        /// The name of ``LifecycleEvent/performFetch``.
+        case performFetch
+        /// The name of ``LifecycleEvent/configurationForConnecting``.
+        case configurationForConnecting
+        /// The name of ``LifecycleEvent/didDiscardSceneSessions``.
+        case didDiscardSceneSessions
+        /// The name of ``LifecycleEvent/sceneWillConnect``.
+        case sceneWillConnect
+        /// The name of ``LifecycleEvent/sceneDidDisconnect``.
+        case sceneDidDisconnect
+        /// The name of ``LifecycleEvent/sceneWillEnterForeground``.
+        case sceneWillEnterForeground
+        /// The name of ``LifecycleEvent/sceneDidBecomeActive``.
+        case sceneDidBecomeActive
+        /// The name of ``LifecycleEvent/sceneWillResignActive``.
+        case sceneWillResignActive
+        /// The name of ``LifecycleEvent/sceneDidEnterBackground``.
+        case sceneDidEnterBackground
+        /// The name of ``LifecycleEvent/didSuspend``.
+        case didSuspend
+        /// The name of ``LifecycleEvent/backgroundTaskExpired``.
+        case backgroundTaskExpired
     }
 
     /// The event's name.

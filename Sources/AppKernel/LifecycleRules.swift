@@ -18,10 +18,42 @@
 public enum LifecycleRules {
     /// The kinds of ``SystemEvent``.
     public enum EventKind: String, Sendable, Hashable, CaseIterable {
-        case launch, launchInBackground, enterForeground, enterBackground, resignActive, becomeActive
-        case memoryWarning, openURL, continueUserActivity, performShortcutItem
-        case registeredForRemoteNotifications, failedToRegisterForRemoteNotifications
-        case remoteNotification, backgroundFetch, connectScene, disconnectScene, discardSessions, terminate
+        /// ``SystemEvent/launch(_:inBackground:)`` in the foreground.
+        case launch
+        /// ``SystemEvent/launch(_:inBackground:)`` in the background.
+        case launchInBackground
+        /// ``SystemEvent/enterForeground(scene:)``.
+        case enterForeground
+        /// ``SystemEvent/enterBackground(scene:)``.
+        case enterBackground
+        /// ``SystemEvent/resignActive(scene:)``.
+        case resignActive
+        /// ``SystemEvent/becomeActive(scene:)``.
+        case becomeActive
+        /// ``SystemEvent/memoryWarning``.
+        case memoryWarning
+        /// ``SystemEvent/openURL(_:_:scene:)``.
+        case openURL
+        /// ``SystemEvent/continueUserActivity(_:scene:)``.
+        case continueUserActivity
+        /// ``SystemEvent/performShortcutItem(_:scene:completion:)``.
+        case performShortcutItem
+        /// ``SystemEvent/registeredForRemoteNotifications(deviceToken:)``.
+        case registeredForRemoteNotifications
+        /// ``SystemEvent/failedToRegisterForRemoteNotifications(_:)``.
+        case failedToRegisterForRemoteNotifications
+        /// ``SystemEvent/remoteNotification(_:completion:)``.
+        case remoteNotification
+        /// ``SystemEvent/backgroundFetch(completion:)``.
+        case backgroundFetch
+        /// ``SystemEvent/connectScene(_:session:inForeground:)``.
+        case connectScene
+        /// ``SystemEvent/disconnectScene(scene:)``.
+        case disconnectScene
+        /// ``SystemEvent/discardSessions(_:)``.
+        case discardSessions
+        /// ``SystemEvent/terminate``.
+        case terminate
     }
 
     /// Whether the application accepts an event of `kind` in `state` (for events naming no
