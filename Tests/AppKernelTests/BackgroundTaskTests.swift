@@ -193,13 +193,19 @@ struct CompletionTests {
         #expect(app.state == .suspended)
     }
 
-    @Test func aCompletionCalledTwiceKeepsTheFirstAnswer() async throws {
+    /// A launched app whose delegate keeps the completion handler of a push it was sent.
+    func pushAwaitingAnAnswer() throws -> (Application, LoggingAppDelegate, Completion<BackgroundFetchResult>) {
         let host = SimulatedHost(clock: clock)
         let delegate = LoggingAppDelegate(log: log)
         delegate.fetchAnswer = nil
         let app = try host.launch(delegate: delegate)
         let completion = Completion<BackgroundFetchResult>(event: "push", fallback: .failed)
         try host.send(.remoteNotification(samplePayload, completion: completion))
+        return (app, delegate, completion)
+    }
+
+    @Test func aCompletionCalledTwiceKeepsTheFirstAnswer() async throws {
+        let (app, delegate, completion) = try pushAwaitingAnAnswer()
         let handler = try #require(delegate.pendingFetchHandlers.first)
         handler(.noData)
         handler(.newData)
@@ -209,12 +215,7 @@ struct CompletionTests {
     }
 
     @Test func aCompletionNeverCalledIsAnsweredBySystemAtTheDeadline() async throws {
-        let host = SimulatedHost(clock: clock)
-        let delegate = LoggingAppDelegate(log: log)
-        delegate.fetchAnswer = nil
-        let app = try host.launch(delegate: delegate)
-        let completion = Completion<BackgroundFetchResult>(event: "push", fallback: .failed)
-        try host.send(.remoteNotification(samplePayload, completion: completion))
+        let (app, delegate, completion) = try pushAwaitingAnAnswer()
         await clock.advance(by: .seconds(29))
         #expect(!completion.isCompleted)
         await clock.advance(by: .seconds(1))
