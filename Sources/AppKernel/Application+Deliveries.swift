@@ -3,20 +3,35 @@ import Foundation
 extension Application {
     // MARK: Launch
 
-    /// willFinishLaunching → (listeners) didFinishLaunching → the first scene, or (apps without
-    /// scenes) the launch's URL / activity / quick action and didBecomeActive. A background launch
-    /// connects no scene and delivers its remote notification or fetch instead.
+    /// willFinishLaunching → [before → handle → listeners → didFinishLaunching → BootLoader →
+    /// after] → the first scene, or (apps without scenes) the launch's URL / activity / quick
+    /// action and didBecomeActive. A `handle` hook that stops the launch answers the system and
+    /// skips the rest of the bracket, the BootLoader included. A background launch connects no
+    /// scene, defers the BootLoader to the first didBecomeActive, and delivers its remote
+    /// notification or fetch.
     func performLaunch(_ options: LaunchOptions, inBackground: Bool) -> Bool {
         launchOptions = options
         setState(inBackground ? .background : .inactive)
         observe(.applicationDelegate, .willFinishLaunching(options))
         let willFinish = delegate.application(self, willFinishLaunchingWithOptions: options)
-        let didFinish = publish(.didFinishLaunching, options, to: .applicationDelegate) {
+        let delivery = publish(.didFinishLaunching, options, to: .applicationDelegate, runAfterHooks: false) {
             delegate.application(self, didFinishLaunchingWithOptions: options)
         }
         // Either launch method answering false refuses the launch's URL, activity and quick
         // action (UIKit); scene apps get them in the first scene's connection options instead.
-        let accepted = willFinish && didFinish
+        let accepted: Bool
+        switch delivery {
+        case .stopped(let result):
+            accepted = result.answer ?? true
+        case .delivered(let didFinish):
+            accepted = willFinish && didFinish
+            if inBackground {
+                bootLoaderPending = true
+                runAfterHooksNow(.didFinishLaunching, options)
+            } else {
+                bootLoader.run(in: self) { [weak self] in self?.runAfterHooksNow(.didFinishLaunching, options) }
+            }
+        }
         if inBackground {
             if accepted, let payload = options.remoteNotification {
                 let completion = Completion<BackgroundFetchResult>(event: "remoteNotification", fallback: .failed)
@@ -44,6 +59,14 @@ extension Application {
         return accepted
     }
 
+    /// The first didBecomeActive after a background launch runs the BootLoader (mPaaS: "if the
+    /// app is not fully loaded yet").
+    func runPendingBootLoader() {
+        guard bootLoaderPending else { return }
+        bootLoaderPending = false
+        bootLoader.run(in: self) {}
+    }
+
     // MARK: URLs, activities, quick actions
 
     /// The scene a delivery goes to when the host names none: the active one, else one on
@@ -54,6 +77,11 @@ extension Application {
             ?? connectedScenes.first
     }
 
+    /// A stage that names the scene's delegate, when it has one.
+    private func stage(of scene: Scene) -> PipelineStage? {
+        scene.delegate.map { _ in .sceneDelegate(scene.id) }
+    }
+
     @discardableResult
     func openURL(_ url: URL, options: OpenURLOptions, in named: Scene?) -> Bool {
         guard configuration.usesScenes else {
@@ -61,7 +89,7 @@ extension Application {
                 let request = OpenURLRequest(url: url, options: options, scene: nil)
                 return publish(.openURL, request, to: .applicationDelegate) {
                     delegate.application(self, open: request.url, options: request.options)
-                }
+                }.answer()
             }
         }
         guard let scene = targetScene(named) else {
@@ -73,10 +101,10 @@ extension Application {
         return inForeground(scene) {
             let request = OpenURLRequest(url: url, options: options, scene: scene)
             let delegate = scene.delegate
-            return publish(.openURL, request, to: delegate.map { _ in .sceneDelegate(scene.id) }) {
+            return publish(.openURL, request, to: stage(of: scene)) {
                 delegate?.scene(scene, openURLContexts: [OpenURLContext(url: request.url, options: request.options)])
                 return delegate != nil
-            }
+            }.answer()
         }
     }
 
@@ -86,7 +114,7 @@ extension Application {
             return inForeground(nil) {
                 publish(.continueUserActivity, UserActivityRequest(userActivity: activity, scene: nil), to: .applicationDelegate) {
                     delegate.application(self, continue: activity)
-                }
+                }.answer()
             }
         }
         guard let scene = targetScene(named) else {
@@ -95,21 +123,27 @@ extension Application {
         }
         return inForeground(scene) {
             let delegate = scene.delegate
-            return publish(.continueUserActivity, UserActivityRequest(userActivity: activity, scene: scene),
-                           to: delegate.map { _ in .sceneDelegate(scene.id) }) {
+            return publish(.continueUserActivity, UserActivityRequest(userActivity: activity, scene: scene), to: stage(of: scene)) {
                 delegate?.scene(scene, continue: activity)
                 return delegate != nil
-            }
+            }.answer()
         }
     }
 
+    /// A stop answers the quick action for `.returnYes` / `.returnNo`; after `.return` the hook
+    /// that took it over answers through the request's completion handler.
     func performShortcutItem(_ item: ShortcutItem, in named: Scene?, completion: Completion<Bool>) {
         track(completion)
+        func answerStop(_ delivery: Delivery<Void>) {
+            guard case .stopped(let result) = delivery, result != .return, let answer = result.answer else { return }
+            completion.handler(answer)
+        }
         guard configuration.usesScenes else {
             inForeground(nil) {
-                publish(.performShortcutItem, ShortcutItemRequest(shortcutItem: item, scene: nil), to: .applicationDelegate) {
+                let request = ShortcutItemRequest(shortcutItem: item, scene: nil, completionHandler: completion.handler)
+                answerStop(publish(.performShortcutItem, request, to: .applicationDelegate) {
                     delegate.application(self, performActionFor: item, completionHandler: completion.handler)
-                }
+                })
             }
             return
         }
@@ -121,25 +155,27 @@ extension Application {
         }
         inForeground(scene) {
             let delegate = scene.delegate
-            publish(.performShortcutItem, ShortcutItemRequest(shortcutItem: item, scene: scene),
-                    to: delegate.map { _ in .sceneDelegate(scene.id) }) {
+            let request = ShortcutItemRequest(shortcutItem: item, scene: scene, completionHandler: completion.handler)
+            answerStop(publish(.performShortcutItem, request, to: stage(of: scene)) {
                 if let delegate {
                     delegate.windowScene(scene, performActionFor: item, completionHandler: completion.handler)
                 } else {
                     completion.answerForApp(false)
                 }
-            }
+            })
         }
     }
 
-    // MARK: Remote notifications and background fetch
+    // MARK: Notifications and background fetch
 
     /// A suspended app is woken in the background; it stays awake until it answers (a system
-    /// background task named after the event keeps it running), then suspends.
+    /// background task named after the event keeps it running), then gets the grace period.
+    /// A hook that stops the event has taken it over and answers through the request.
     func receiveRemoteNotification(_ payload: [String: JSONValue], completion: Completion<BackgroundFetchResult>) {
         wakeIfSuspended()
         keepAwake(until: completion)
-        publish(.didReceiveRemoteNotification, payload, to: .applicationDelegate) {
+        let request = RemoteNotificationRequest(userInfo: payload, completionHandler: completion.handler)
+        publish(.didReceiveRemoteNotification, request, to: .applicationDelegate) {
             delegate.application(self, didReceiveRemoteNotification: payload, fetchCompletionHandler: completion.handler)
         }
     }
@@ -147,8 +183,32 @@ extension Application {
     func performFetch(completion: Completion<BackgroundFetchResult>) {
         wakeIfSuspended()
         keepAwake(until: completion)
-        publish(.performFetch, self, to: .applicationDelegate) {
+        publish(.performFetch, BackgroundFetchRequest(completionHandler: completion.handler), to: .applicationDelegate) {
             delegate.application(self, performFetchWithCompletionHandler: completion.handler)
+        }
+    }
+
+    /// A local notification reaches the app delegate; a backgrounded app comes forward around
+    /// the delivery, as when the user taps the notification.
+    func receiveLocalNotification(_ notification: LocalNotification) {
+        if configuration.usesScenes, connectedScenes.isEmpty {
+            connectScene(options: SceneConnectionOptions(), session: nil, inForeground: true)
+        }
+        inForeground(configuration.usesScenes ? targetScene(nil) : nil) {
+            publish(.didReceiveLocalNotification, notification, to: .applicationDelegate) {
+                delegate.application(self, didReceive: notification)
+            }
+        }
+    }
+
+    /// An action of a local notification is handled where the app is (a suspended app is woken).
+    func handleLocalNotificationAction(_ identifier: String, _ notification: LocalNotification, completion: Completion<Void>) {
+        wakeIfSuspended()
+        keepAwake(until: completion)
+        let handler: @MainActor @Sendable () -> Void = { completion.handler(()) }
+        let request = LocalNotificationActionRequest(identifier: identifier, notification: notification, completionHandler: handler)
+        publish(.handleLocalNotificationAction, request, to: .applicationDelegate) {
+            delegate.application(self, handleActionWithIdentifier: identifier, for: notification, completionHandler: handler)
         }
     }
 
@@ -162,7 +222,7 @@ extension Application {
         completion.arm(clock: clock, after: configuration.completionDeadline)
     }
 
-    private func keepAwake(until completion: Completion<BackgroundFetchResult>) {
+    private func keepAwake<Value>(until completion: Completion<Value>) {
         track(completion)
         let task = beginBackgroundTask(name: completion.event, system: true) { completion.abandon() }
         completion.onFinish.append { [weak self] _ in self?.endBackgroundTask(task) }

@@ -167,6 +167,10 @@ extension Application {
             receiveRemoteNotification(payload, completion: completion)
         case .backgroundFetch(let completion):
             performFetch(completion: completion)
+        case .localNotification(let notification):
+            receiveLocalNotification(notification)
+        case .localNotificationAction(let identifier, let notification, let completion):
+            handleLocalNotificationAction(identifier, notification, completion: completion)
         case .connectScene(let options, let sessionID, let inForeground):
             return .connected(connectScene(options: options, session: sessionID.flatMap(session(withID:)),
                                            inForeground: inForeground))

@@ -1,3 +1,19 @@
+/// How a pass through the pipeline ended.
+enum Delivery<Result> {
+    /// Listeners and the delegate heard the event; the delegate answered this.
+    case delivered(Result)
+    /// A `handle` hook stopped the event.
+    case stopped(HookResult)
+
+    /// The yes/no answer for the system: the delegate's, or the stop's.
+    func answer() -> Bool where Result == Bool {
+        switch self {
+        case .delivered(let answer): answer
+        case .stopped(let result): result.answer ?? true
+        }
+    }
+}
+
 /// A registered listener or pipeline observer. The token owns the closure; the application holds
 /// the token weakly, so a dropped token unregisters itself.
 struct ListenerEntry {
@@ -67,11 +83,23 @@ extension Application {
 
     // MARK: Publishing
 
-    /// One pass through the pipeline: listeners hear `event`, then `deliver` calls the delegate
-    /// (reported to pipeline observers as `stage`; `nil` when no delegate is called).
+    /// One pass through the pipeline: `before` hooks → `handle` hooks (a stop ends the pass) →
+    /// listeners → `deliver` (the delegate; reported to pipeline observers as `stage`, `nil`
+    /// when no delegate is called) → `after` hooks. Hook failures are reported and the pass goes
+    /// on. `runAfterHooks: false` leaves the `after` hooks to the caller (the launch runs them
+    /// when the BootLoader has finished).
     @discardableResult
     func publish<Payload, Result>(_ event: ApplicationEvent<Payload>, _ payload: Payload, to stage: PipelineStage?,
-                                  _ deliver: () -> Result) -> Result {
+                                  runAfterHooks: Bool = true, _ deliver: () -> Result) -> Delivery<Result> {
+        let hooked = hooks.hasHooks(at: event)
+        if hooked {
+            try? hooks.runBefore(event, payload, onError: reportHookError)
+            let result = (try? hooks.runHandle(event, payload, onError: reportHookError)) ?? .continue
+            if result.stops {
+                observe(.hookStop(result), event.record(payload))
+                return .stopped(result)
+            }
+        }
         let record = event.record(payload)
         observe(.listeners, record)
         forEachHandler(in: .event(event.name)) { handler in
@@ -87,7 +115,14 @@ extension Application {
             }
         }
         if let stage { observe(stage, record) }
-        return deliver()
+        let value = deliver()
+        if hooked && runAfterHooks { runAfterHooksNow(event, payload) }
+        return .delivered(value)
+    }
+
+    /// Runs the `after` hooks of `event`, reporting failures.
+    func runAfterHooksNow<Payload>(_ event: ApplicationEvent<Payload>, _ payload: Payload) {
+        try? hooks.runAfter(event, payload, onError: reportHookError)
     }
 
     /// Reports a pipeline step to the observers.

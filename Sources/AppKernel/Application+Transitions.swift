@@ -146,8 +146,11 @@ extension Application {
         }
         let after = step.isWill ? derivedState(assuming: scene, is: step.sceneTarget) : state
         if let appStep = TransitionStep.between(before, after) {
-            // Scene apps hear application-level transitions through listeners only, as in UIKit.
-            publish(appStep.applicationEvent, self, to: nil) {}
+            // Scene apps hear application-level transitions through hooks and listeners only,
+            // as in UIKit.
+            publish(appStep.applicationEvent, self, to: nil) {
+                if appStep == .didBecomeActive { runPendingBootLoader() }
+            }
         }
         if step.isWill {
             scene.activationState = step.sceneTarget
@@ -158,7 +161,10 @@ extension Application {
     /// An application-level step, for apps without scenes.
     func step(_ step: TransitionStep) {
         if !step.isWill { setState(step.applicationTarget) }
-        publish(step.applicationEvent, self, to: .applicationDelegate) { step.call(delegate, self) }
+        publish(step.applicationEvent, self, to: .applicationDelegate) {
+            if step == .didBecomeActive { runPendingBootLoader() }
+            step.call(delegate, self)
+        }
         if step.isWill { setState(step.applicationTarget) }
     }
 

@@ -44,8 +44,23 @@ public final class Application {
     /// delivered (UIKit calls those delegate methods right after `didFinishLaunching` for such
     /// launches); `nil` for other launches.
     public internal(set) var launchCompletion: Completion<BackgroundFetchResult>?
+    /// The hooks of every life-cycle event (mPaaS's framework interface, generalised).
+    public let hooks: HookRegistry
+    /// The BootLoader that starts the app's parts once, during launch.
+    public let bootLoader: BootLoader
+    /// The window of an app without scenes (UIKit's `AppDelegate.window`); the BootLoader's
+    /// default phases make and show one if the delegate did not.
+    public var window: Window?
+    /// Receives every failure of a hook or a BootLoader phase — the app's launch-error handler
+    /// (the Mobile SDK's `launchErrorAction`). Failures are also kept in ``hookErrors``.
+    public var launchErrorHandler: (@MainActor (HookError) -> Void)?
+    /// Every failure of a hook or a BootLoader phase, oldest first.
+    public internal(set) var hookErrors: [HookError] = []
 
     let clock: KernelClock
+    var interfaces: [any FrameworkInterface] = []
+    /// A background launch defers the BootLoader to the first `didBecomeActive`.
+    var bootLoaderPending = false
     var remoteNotificationsRequested = false
     var nextSessionNumber = 1
 
@@ -69,15 +84,27 @@ public final class Application {
     ///
     /// - Parameters:
     ///   - delegate: The application's delegate; the application keeps it alive.
+    ///   - interface: An mPaaS-style framework interface, installed as hooks (see ``install(_:)``).
+    ///   - bootLoader: The BootLoader to run at launch (mPaaS's default phases unless given).
     ///   - clock: Where time comes from. The kernel never reads the wall clock or sleeps on its
     ///     own; in tests pass AppKernelTesting's `TestClock`.
-    ///   - configuration: Scene support and the background-time budgets.
-    public init(delegate: any ApplicationDelegate, clock: some Clock<Duration> = ContinuousClock(),
+    ///   - configuration: Scene support, the background-time budgets and the hook budget.
+    public init(delegate: any ApplicationDelegate, interface: (any FrameworkInterface)? = nil,
+                bootLoader: BootLoader = BootLoader(), clock: some Clock<Duration> = ContinuousClock(),
                 configuration: ApplicationConfiguration = ApplicationConfiguration()) {
         self.delegate = delegate
         self.clock = KernelClock(clock)
         self.configuration = configuration
+        self.bootLoader = bootLoader
+        self.hooks = HookRegistry(clock: clock, slowHookBudget: configuration.slowHookBudget)
+        hooks.onSlowHook = { [weak self] timing in
+            self?.checkBudget(point: timing.point, stage: timing.stage, hook: timing.hook, duration: timing.duration)
+        }
+        if let interface { install(interface) }
     }
+
+    /// Whether the BootLoader has run all its phases (mPaaS: the app is fully loaded).
+    public var isFullyLoaded: Bool { bootLoader.state == .finished }
 
     /// Time since the application was created, on its clock.
     public var uptime: Duration { clock.elapsed() }
@@ -104,5 +131,19 @@ public final class Application {
 
     func report(_ kind: Diagnostic.Kind, subject: String, _ message: String) {
         diagnostics.append(Diagnostic(kind: kind, subject: subject, message: message, time: clock.elapsed()))
+    }
+
+    /// Keeps a hook failure, reports it as a diagnostic and hands it to the launch-error handler.
+    func reportHookError(_ error: HookError) {
+        hookErrors.append(error)
+        report(.hookFailed, subject: "\(error.point)/\(error.hook)", error.description)
+        launchErrorHandler?(error)
+    }
+
+    /// Reports a synchronous hook or phase that ran over ``ApplicationConfiguration/slowHookBudget``.
+    func checkBudget(point: String, stage: HookError.Stage, hook: String, duration: Duration) {
+        guard let budget = configuration.slowHookBudget, duration > budget else { return }
+        report(.slowHook, subject: "\(point)/\(hook)",
+               "the \(stage.rawValue) hook ran for \(duration), over the budget of \(budget); it blocks the main actor. Move slow work into an async task or a BootLoader phase.")
     }
 }

@@ -22,12 +22,18 @@ public struct ApplicationConfiguration: Sendable, Hashable {
     /// background fetch or a quick action. After it the system answers for the app (`.failed`,
     /// `false`) and ignores a later call. iOS gives 30 seconds. Default 30 s.
     public var completionDeadline: Duration
+    /// A synchronous hook or BootLoader phase that runs longer than this is reported as a
+    /// ``Diagnostic`` (`slowHook`) with its name and duration; `nil` turns the check off.
+    /// Default 100 ms.
+    public var slowHookBudget: Duration?
 
     /// Creates a configuration; every value defaults to what iOS does.
     public init(usesScenes: Bool = true, supportsMultipleScenes: Bool = true,
                 backgroundTaskAllowance: Duration = .seconds(30),
                 suspensionGracePeriod: Duration = .seconds(5),
-                completionDeadline: Duration = .seconds(30)) {
+                completionDeadline: Duration = .seconds(30),
+                slowHookBudget: Duration? = .milliseconds(100)) {
+        self.slowHookBudget = slowHookBudget
         self.usesScenes = usesScenes
         self.supportsMultipleScenes = supportsMultipleScenes
         self.backgroundTaskAllowance = backgroundTaskAllowance

@@ -62,6 +62,12 @@ public protocol ApplicationDelegate: AnyObject {
     /// once, within ``ApplicationConfiguration/completionDeadline``. Default: `.noData`.
     func application(_ application: Application,
                      performFetchWithCompletionHandler completionHandler: @escaping @MainActor @Sendable (BackgroundFetchResult) -> Void)
+    /// A local notification arrived while the app ran, or the user tapped it.
+    func application(_ application: Application, didReceive notification: LocalNotification)
+    /// The user chose the action `identifier` of a local notification. Call `completionHandler`
+    /// exactly once when done. Default: calls it at once.
+    func application(_ application: Application, handleActionWithIdentifier identifier: String,
+                     for notification: LocalNotification, completionHandler: @escaping @MainActor @Sendable () -> Void)
     /// Choose the configuration for a scene being connected. Default: a configuration named
     /// `"Default Configuration"` with no scene delegate.
     func application(_ application: Application, configurationForConnecting session: SceneSession,
@@ -109,6 +115,13 @@ extension ApplicationDelegate {
     public func application(_ application: Application,
                             performFetchWithCompletionHandler completionHandler: @escaping @MainActor @Sendable (BackgroundFetchResult) -> Void) {
         completionHandler(.noData)
+    }
+    /// Does nothing.
+    public func application(_ application: Application, didReceive notification: LocalNotification) {}
+    /// Calls `completionHandler` at once.
+    public func application(_ application: Application, handleActionWithIdentifier identifier: String,
+                            for notification: LocalNotification, completionHandler: @escaping @MainActor @Sendable () -> Void) {
+        completionHandler()
     }
     /// Answers a configuration named `"Default Configuration"` without a scene delegate.
     public func application(_ application: Application, configurationForConnecting session: SceneSession,

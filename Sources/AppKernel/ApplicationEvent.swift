@@ -8,7 +8,9 @@ import Foundation
 /// let token = app.addListener(for: .didEnterBackground) { app in save(app) }
 /// let links = app.addListener(for: .openURL) { request in print(request.url) }
 /// ```
-public struct ApplicationEvent<Payload>: Sendable {
+///
+/// Every application event is also a ``HookPoint``: `app.hooks.handle(.openURL) { … }`.
+public struct ApplicationEvent<Payload>: HookPoint {
     /// The event's name.
     public let name: LifecycleEvent.Name
     let record: @MainActor @Sendable (Payload) -> LifecycleEvent
@@ -17,6 +19,15 @@ public struct ApplicationEvent<Payload>: Sendable {
         self.name = name
         self.record = record
     }
+
+    /// The event's name, as hook errors and traces show it.
+    public var hookPointName: String { name.rawValue }
+
+    /// Events are equal when their names are.
+    public static func == (lhs: Self, rhs: Self) -> Bool { lhs.name == rhs.name }
+
+    /// Hashes the name.
+    public func hash(into hasher: inout Hasher) { hasher.combine(name) }
 }
 
 extension ApplicationEvent where Payload == LaunchOptions {
@@ -37,6 +48,9 @@ extension ApplicationEvent where Payload == Application {
     public static var willTerminate: Self { .init(.willTerminate) { _ in .willTerminate } }
     /// The system is low on memory.
     public static var didReceiveMemoryWarning: Self { .init(.didReceiveMemoryWarning) { _ in .didReceiveMemoryWarning } }
+}
+
+extension ApplicationEvent where Payload == BackgroundFetchRequest {
     /// A background fetch began.
     public static var performFetch: Self { .init(.performFetch) { _ in .performFetch } }
 }
@@ -74,10 +88,24 @@ extension ApplicationEvent where Payload == RemoteNotificationRegistrationError 
     }
 }
 
-extension ApplicationEvent where Payload == [String: JSONValue] {
-    /// A remote notification arrived; the payload is its user info.
+extension ApplicationEvent where Payload == RemoteNotificationRequest {
+    /// A remote notification arrived.
     public static var didReceiveRemoteNotification: Self {
-        .init(.didReceiveRemoteNotification) { .didReceiveRemoteNotification($0) }
+        .init(.didReceiveRemoteNotification) { .didReceiveRemoteNotification($0.userInfo) }
+    }
+}
+
+extension ApplicationEvent where Payload == LocalNotification {
+    /// A local notification arrived (or the user tapped it).
+    public static var didReceiveLocalNotification: Self {
+        .init(.didReceiveLocalNotification) { .didReceiveLocalNotification($0) }
+    }
+}
+
+extension ApplicationEvent where Payload == LocalNotificationActionRequest {
+    /// The user chose an action of a local notification.
+    public static var handleLocalNotificationAction: Self {
+        .init(.handleLocalNotificationAction) { .handleLocalNotificationAction($0.identifier, $0.notification) }
     }
 }
 

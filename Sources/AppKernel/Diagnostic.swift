@@ -1,5 +1,6 @@
 /// Something the application tolerated but a developer should know about: a completion handler
-/// called twice, a background task that expired without being ended, an unknown task ended.
+/// called twice, a background task that expired without being ended, an unknown task ended, a
+/// hook that failed or ran slowly.
 /// Read them from ``Application/diagnostics``; none of them is a crash.
 public struct Diagnostic: Sendable, Hashable, CustomStringConvertible {
     /// What kind of problem this is.
@@ -16,6 +17,10 @@ public struct Diagnostic: Sendable, Hashable, CustomStringConvertible {
         case backgroundTaskRefused
         /// A system event requested while another was being delivered was refused when its turn came.
         case queuedEventRejected
+        /// A hook or a BootLoader phase failed (see ``Application/hookErrors``).
+        case hookFailed
+        /// A synchronous hook or BootLoader phase ran longer than its budget.
+        case slowHook
     }
 
     /// What kind of problem this is.

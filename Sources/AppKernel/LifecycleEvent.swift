@@ -6,7 +6,7 @@ import Foundation
 ///
 /// Listeners hear the published subset (UIKit's notifications, see ``ApplicationEvent``);
 /// the other cases (`willFinishLaunching`, `configurationForConnecting`, `didDiscardSceneSessions`,
-/// `didSuspend`, `backgroundTaskExpired`) are delegate queries or system decisions that only the
+/// `didSuspend`, `backgroundTaskExpired`, `bootPhase`) are delegate queries or system decisions that only the
 /// pipeline's instrumentation reports (the trace recorder in AppKernelTesting shows them).
 public enum LifecycleEvent: Sendable, Hashable, CustomStringConvertible {
     /// `application(_:willFinishLaunchingWithOptions:)`.
@@ -39,6 +39,10 @@ public enum LifecycleEvent: Sendable, Hashable, CustomStringConvertible {
     case didReceiveRemoteNotification([String: JSONValue])
     /// A background fetch began.
     case performFetch
+    /// A local notification arrived.
+    case didReceiveLocalNotification(LocalNotification)
+    /// The user chose the action `identifier` of a local notification.
+    case handleLocalNotificationAction(String, LocalNotification)
     /// The delegate is asked for the configuration of the session `session`.
     case configurationForConnecting(session: String)
     /// Sessions were discarded.
@@ -59,6 +63,8 @@ public enum LifecycleEvent: Sendable, Hashable, CustomStringConvertible {
     case didSuspend
     /// The background task `name` (or its identifier, when unnamed) ran out of time.
     case backgroundTaskExpired(String)
+    /// The BootLoader ran the phase with this name.
+    case bootPhase(String)
 
     /// The event's name without its data, for filtering and for traces.
     public enum Name: String, Sendable, Hashable, CaseIterable {
@@ -92,6 +98,10 @@ public enum LifecycleEvent: Sendable, Hashable, CustomStringConvertible {
         case didReceiveRemoteNotification
         /// The name of ``LifecycleEvent/performFetch``.
         case performFetch
+        /// The name of ``LifecycleEvent/didReceiveLocalNotification(_:)``.
+        case didReceiveLocalNotification
+        /// The name of ``LifecycleEvent/handleLocalNotificationAction(_:_:)``.
+        case handleLocalNotificationAction
         /// The name of ``LifecycleEvent/configurationForConnecting``.
         case configurationForConnecting
         /// The name of ``LifecycleEvent/didDiscardSceneSessions``.
@@ -112,6 +122,8 @@ public enum LifecycleEvent: Sendable, Hashable, CustomStringConvertible {
         case didSuspend
         /// The name of ``LifecycleEvent/backgroundTaskExpired``.
         case backgroundTaskExpired
+        /// The name of ``LifecycleEvent/bootPhase(_:)``.
+        case bootPhase
     }
 
     /// The event's name.
@@ -132,6 +144,8 @@ public enum LifecycleEvent: Sendable, Hashable, CustomStringConvertible {
         case .didFailToRegisterForRemoteNotifications: .didFailToRegisterForRemoteNotifications
         case .didReceiveRemoteNotification: .didReceiveRemoteNotification
         case .performFetch: .performFetch
+        case .didReceiveLocalNotification: .didReceiveLocalNotification
+        case .handleLocalNotificationAction: .handleLocalNotificationAction
         case .configurationForConnecting: .configurationForConnecting
         case .didDiscardSceneSessions: .didDiscardSceneSessions
         case .sceneWillConnect: .sceneWillConnect
@@ -142,6 +156,7 @@ public enum LifecycleEvent: Sendable, Hashable, CustomStringConvertible {
         case .sceneDidEnterBackground: .sceneDidEnterBackground
         case .didSuspend: .didSuspend
         case .backgroundTaskExpired: .backgroundTaskExpired
+        case .bootPhase: .bootPhase
         }
     }
 
@@ -171,6 +186,10 @@ public enum LifecycleEvent: Sendable, Hashable, CustomStringConvertible {
         case .configurationForConnecting(let session): "configurationForConnecting(\(session))"
         case .didDiscardSceneSessions(let sessions): "didDiscardSceneSessions(\(sessions.joined(separator: ",")))"
         case .backgroundTaskExpired(let task): "backgroundTaskExpired(\(task))"
+        case .bootPhase(let phase): "bootPhase(\(phase))"
+        case .didReceiveLocalNotification(let notification): "didReceiveLocalNotification(\(notification.identifier))"
+        case .handleLocalNotificationAction(let action, let notification):
+            "handleLocalNotificationAction(\(action), \(notification.identifier))"
         default: name.rawValue
         }
     }

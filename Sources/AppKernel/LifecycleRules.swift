@@ -9,7 +9,8 @@
 /// | resignActive | active |
 /// | becomeActive | inactive |
 /// | memoryWarning | inactive, active, background |
-/// | openURL, continueUserActivity, performShortcutItem | inactive, active, background, suspended |
+/// | openURL, continueUserActivity, performShortcutItem, localNotification | inactive, active, background, suspended |
+/// | localNotificationAction | inactive, active, background, suspended |
 /// | registered/failedToRegister… | inactive, active, background |
 /// | remoteNotification | inactive, active, background, suspended |
 /// | backgroundFetch | background, suspended |
@@ -46,6 +47,10 @@ public enum LifecycleRules {
         case remoteNotification
         /// ``SystemEvent/backgroundFetch(completion:)``.
         case backgroundFetch
+        /// ``SystemEvent/localNotification(_:)``.
+        case localNotification
+        /// ``SystemEvent/localNotificationAction(_:_:completion:)``.
+        case localNotificationAction
         /// ``SystemEvent/connectScene(_:session:inForeground:)``.
         case connectScene
         /// ``SystemEvent/disconnectScene(scene:)``.
@@ -73,7 +78,7 @@ public enum LifecycleRules {
         case .memoryWarning, .registeredForRemoteNotifications, .failedToRegisterForRemoteNotifications:
             state.isForeground || state == .background
         case .openURL, .continueUserActivity, .performShortcutItem, .remoteNotification,
-             .connectScene, .disconnectScene, .discardSessions, .terminate:
+             .localNotification, .localNotificationAction, .connectScene, .disconnectScene, .discardSessions, .terminate:
             state.isRunning
         }
     }

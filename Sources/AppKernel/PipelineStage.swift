@@ -9,14 +9,22 @@ public enum PipelineStage: Sendable, Hashable, CustomStringConvertible {
     case sceneDelegate(String)
     /// The system decided something on its own (suspension, a task's expiry).
     case system
+    /// A `handle` hook stopped the event with this result; listeners, the delegate and `after`
+    /// hooks did not run.
+    case hookStop(HookResult)
+    /// The BootLoader ran a phase.
+    case bootLoader
 
-    /// `listeners`, `app`, the scene's identifier, or `system` — the prefixes of trace lines.
+    /// `listeners`, `app`, the scene's identifier, `system`, `hooks(return)` or `bootLoader` —
+    /// the prefixes of trace lines.
     public var description: String {
         switch self {
         case .listeners: "listeners"
         case .applicationDelegate: "app"
         case .sceneDelegate(let id): id
         case .system: "system"
+        case .hookStop(let result): "hooks(\(result))"
+        case .bootLoader: "bootLoader"
         }
     }
 }

@@ -35,6 +35,12 @@ public enum SystemEvent {
     case remoteNotification([String: JSONValue], completion: Completion<BackgroundFetchResult>)
     /// The system grants a background fetch; a suspended app is woken for it.
     case backgroundFetch(completion: Completion<BackgroundFetchResult>)
+    /// A local notification fires while the app runs, or the user taps it (the app comes to
+    /// the foreground if it was not).
+    case localNotification(LocalNotification)
+    /// The user chose an action of a local notification; the app handles it where it is
+    /// (a suspended app is woken in the background).
+    case localNotificationAction(String, LocalNotification, completion: Completion<Void>)
     /// Connect a scene (a new session, or an open session named by identifier), in the
     /// foreground or the background.
     case connectScene(SceneConnectionOptions, session: String?, inForeground: Bool)
@@ -64,6 +70,8 @@ public enum SystemEvent {
         case .failedToRegisterForRemoteNotifications: .failedToRegisterForRemoteNotifications
         case .remoteNotification: .remoteNotification
         case .backgroundFetch: .backgroundFetch
+        case .localNotification: .localNotification
+        case .localNotificationAction: .localNotificationAction
         case .connectScene: .connectScene
         case .disconnectScene: .disconnectScene
         case .discardSessions: .discardSessions

@@ -29,7 +29,7 @@ public final class SimulatedHost {
     public private(set) var application: Application?
     /// The recorder attached to every application this host launches.
     public let trace: TraceRecorder
-    private let makeApplication: @MainActor (any ApplicationDelegate) -> Application
+    private let makeApplication: @MainActor (any ApplicationDelegate, (any FrameworkInterface)?, BootLoader) -> Application
 
     /// Creates a host.
     /// - Parameters:
@@ -38,10 +38,12 @@ public final class SimulatedHost {
     ///   - configuration: Scene support and background budgets for the apps it launches.
     ///   - traceOptions: What ``trace`` records.
     public init(clock: some Clock<Duration> = TestClock(), configuration: ApplicationConfiguration = ApplicationConfiguration(),
-                traceOptions: TraceRecorder.Options = [.delegates, .system]) {
+                traceOptions: TraceRecorder.Options = [.delegates, .system, .hookStops]) {
         self.clock = clock
         self.configuration = configuration
-        self.makeApplication = { Application(delegate: $0, clock: clock, configuration: configuration) }
+        self.makeApplication = { delegate, interface, bootLoader in
+            Application(delegate: delegate, interface: interface, bootLoader: bootLoader, clock: clock, configuration: configuration)
+        }
         self.trace = TraceRecorder(options: traceOptions)
     }
 
@@ -51,18 +53,21 @@ public final class SimulatedHost {
     ///
     /// - Parameters:
     ///   - delegate: The application's delegate.
+    ///   - interface: An mPaaS-style framework interface, installed as hooks before the launch.
+    ///   - bootLoader: The BootLoader to run (mPaaS's default phases unless given).
     ///   - options: Why the app is launched.
     ///   - inBackground: Launch without a foreground scene, leaving the app in `.background`.
     /// - Returns: The launched application.
     /// - Throws: ``ApplicationError`` (`alreadyLaunched`) while the previous application runs.
     @discardableResult
-    public func launch(delegate: any ApplicationDelegate, options: LaunchOptions = LaunchOptions(),
+    public func launch(delegate: any ApplicationDelegate, interface: (any FrameworkInterface)? = nil,
+                       bootLoader: BootLoader = BootLoader(), options: LaunchOptions = LaunchOptions(),
                        inBackground: Bool = false) throws(ApplicationError) -> Application {
         if let application, application.state != .terminated, application.state != .notRunning {
             throw ApplicationError(code: .alreadyLaunched, event: inBackground ? "launchInBackground" : "launch",
                                    state: application.state)
         }
-        let application = makeApplication(delegate)
+        let application = makeApplication(delegate, interface, bootLoader)
         trace.attach(to: application)
         self.application = application
         try application.handle(.launch(options, inBackground: inBackground))
@@ -126,6 +131,22 @@ public final class SimulatedHost {
         let completion = Completion<BackgroundFetchResult>(event: "backgroundFetch", fallback: .failed)
         try send(.backgroundFetch(completion: completion))
         return await completion.value()
+    }
+
+    /// Delivers a local notification (or the user's tap on it: a backgrounded app comes forward).
+    public func deliverLocalNotification(_ notification: LocalNotification) throws(ApplicationError) {
+        try send(.localNotification(notification))
+    }
+
+    /// The user chose an action of a local notification; waits until the app says it is done.
+    /// - Returns: `true` when the app answered, `false` when the system answered for it (the
+    ///   deadline passed, or the app terminated).
+    @discardableResult
+    public func performLocalNotificationAction(_ identifier: String, for notification: LocalNotification) async throws(ApplicationError) -> Bool {
+        let completion = Completion<Void>(event: "localNotificationAction", fallback: ())
+        try send(.localNotificationAction(identifier, notification, completion: completion))
+        await completion.value()
+        return completion.answeredByApp
     }
 
     /// Answers the app's `registerForRemoteNotifications()` with a device token.

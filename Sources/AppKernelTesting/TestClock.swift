@@ -168,6 +168,14 @@ public final class TestClock: SchedulingClock, Sendable {
         await TestClock.yieldToWokenTasks()
     }
 
+    /// Moves time forward by `duration` without running anything: what happens while the main
+    /// actor is busy with synchronous work. Timers that fall due meanwhile run at the next
+    /// ``advance(by:)``, late, as they would on a real main actor. Use it inside a synchronous
+    /// hook to make it "take" time (slow-hook reports).
+    public func simulateWork(for duration: Duration) {
+        state.withLock { state in state.now = state.now.advanced(by: max(duration, .zero)) }
+    }
+
     /// Advances to each pending deadline in turn until nothing is pending.
     /// - Parameter maxSteps: A guard against work that keeps rescheduling itself forever.
     /// - Throws: ``TestClockError/runaway(steps:pending:)`` when `maxSteps` deadlines passed and

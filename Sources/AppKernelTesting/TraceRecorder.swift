@@ -4,7 +4,9 @@ import AppKernel
 /// to listeners, the system's own decisions — as lines, for whole-trace assertions.
 ///
 /// Lines read `<where>.<what>`: `app.didFinishLaunching`, `scene-1.willConnect`,
-/// `listeners.didEnterBackground`, `listeners.scene-1.didBecomeActive`, `system.didSuspend`.
+/// `listeners.didEnterBackground`, `listeners.scene-1.didBecomeActive`, `system.didSuspend`,
+/// `hooks(return).willResignActive` (a handler stopped the event),
+/// `bootLoader.bootPhase(setupWindow)`.
 ///
 /// ```swift
 /// let host = SimulatedHost()
@@ -27,8 +29,12 @@ public final class TraceRecorder {
         public static let listeners = Options(rawValue: 2)
         /// The system's own decisions (suspension, task expiry).
         public static let system = Options(rawValue: 4)
+        /// Events a `handle` hook stopped (`hooks(return).willResignActive`).
+        public static let hookStops = Options(rawValue: 8)
+        /// The BootLoader's phases (`bootLoader.bootPhase(setupWindow)`).
+        public static let bootLoader = Options(rawValue: 16)
         /// Everything.
-        public static let all: Options = [.delegates, .listeners, .system]
+        public static let all: Options = [.delegates, .listeners, .system, .hookStops, .bootLoader]
     }
 
     /// One recorded step.
@@ -47,8 +53,8 @@ public final class TraceRecorder {
     public private(set) var entries: [Entry] = []
     private var tokens: [ListenerToken] = []
 
-    /// Creates a recorder of `options` (delegates and system decisions by default).
-    public init(options: Options = [.delegates, .system]) { self.options = options }
+    /// Creates a recorder of `options` (delegates, system decisions and hook stops by default).
+    public init(options: Options = [.delegates, .system, .hookStops]) { self.options = options }
 
     /// Starts recording `application`. Attach before launching to see the launch.
     public func attach(to application: Application) {
@@ -84,6 +90,8 @@ public final class TraceRecorder {
         case .listeners: options.contains(.listeners)
         case .applicationDelegate, .sceneDelegate: options.contains(.delegates)
         case .system: options.contains(.system)
+        case .hookStop: options.contains(.hookStops)
+        case .bootLoader: options.contains(.bootLoader)
         }
     }
 }

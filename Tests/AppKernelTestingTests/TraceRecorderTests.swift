@@ -71,7 +71,11 @@ struct TraceRecorderTests {
         let recorder = TraceRecorder(options: .all)
         recorder.attach(to: app)
         try app.handle(.launch(LaunchOptions(), inBackground: false))
-        #expect(recorder.take() == ["app.willFinishLaunching", "listeners.didFinishLaunching", "app.didFinishLaunching",
-                                    "listeners.didBecomeActive", "app.didBecomeActive"])
+        let bootPhases = BootLoader().phaseNames.map { "bootLoader.bootPhase(\($0))" }
+        #expect(bootPhases.count == 6)
+        #expect(recorder.take() == ["app.willFinishLaunching", "listeners.didFinishLaunching", "app.didFinishLaunching"]
+                + bootPhases + ["listeners.didBecomeActive", "app.didBecomeActive"])
+        #expect(app.window?.isKeyWindow == true, "the default phases make and show the window of an app without scenes")
+        #expect((app.window?.rootController as? PlaceholderController)?.isVisible == true)
     }
 }

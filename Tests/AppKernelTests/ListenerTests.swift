@@ -35,7 +35,7 @@ struct ListenerTests {
             app.addListener(for: .performShortcutItem) { shortcuts.append($0.shortcutItem.type) },
             app.addListener(for: .didRegisterForRemoteNotifications) { tokens.append($0) },
             app.addListener(for: .didFailToRegisterForRemoteNotifications) { failures.append($0.reason) },
-            app.addListener(for: .didReceiveRemoteNotification) { payloads.append($0) },
+            app.addListener(for: .didReceiveRemoteNotification) { payloads.append($0.userInfo) },
         ]
         app.registerForRemoteNotifications()
         try host.open(sampleURL)
@@ -192,7 +192,8 @@ struct ListenerTests {
         var steps: [String] = []
         let token = app.addPipelineObserver { stage, event in steps.append("\(stage)|\(event.name.rawValue)") }
         try app.handle(.launch(LaunchOptions(), inBackground: false))
-        #expect(steps == ["app|willFinishLaunching", "listeners|didFinishLaunching", "app|didFinishLaunching",
+        #expect(steps == ["app|willFinishLaunching", "listeners|didFinishLaunching", "app|didFinishLaunching"]
+                + Array(repeating: "bootLoader|bootPhase", count: 6) + [
                           "app|configurationForConnecting", "listeners|sceneWillConnect", "scene-1|sceneWillConnect",
                           "listeners|sceneWillEnterForeground", "scene-1|sceneWillEnterForeground",
                           "listeners|sceneDidBecomeActive", "scene-1|sceneDidBecomeActive", "listeners|didBecomeActive"])

@@ -55,6 +55,8 @@ let sceneAppTable: [StateEventRow] = {
         .registeredForRemoteNotifications: (.active, ["app.didRegister(4 bytes)"]),
         .failedToRegisterForRemoteNotifications: (.active, ["app.didFailToRegister(offline)"]),
         .remoteNotification: (.active, ["app.didReceiveRemoteNotification"]),
+        .localNotification: (.active, ["app.didReceiveLocal(n1)"]),
+        .localNotificationAction: (.active, ["app.handleAction(reply,n1)"]),
         .connectScene: (.active, connectScene2),
         .disconnectScene: (.background, ["scene-1.willResignActive", "scene-1.didEnterBackground", "scene-1.didDisconnect"]),
         .discardSessions: (.background, ["scene-1.willResignActive", "scene-1.didEnterBackground", "scene-1.didDisconnect",
@@ -73,6 +75,8 @@ let sceneAppTable: [StateEventRow] = {
         .registeredForRemoteNotifications: (.inactive, ["app.didRegister(4 bytes)"]),
         .failedToRegisterForRemoteNotifications: (.inactive, ["app.didFailToRegister(offline)"]),
         .remoteNotification: (.inactive, ["app.didReceiveRemoteNotification"]),
+        .localNotification: (.inactive, ["app.didReceiveLocal(n1)"]),
+        .localNotificationAction: (.inactive, ["app.handleAction(reply,n1)"]),
         .connectScene: (.active, connectScene2),
         .disconnectScene: (.background, ["scene-1.didEnterBackground", "scene-1.didDisconnect"]),
         .discardSessions: (.background, ["scene-1.didEnterBackground", "scene-1.didDisconnect", "app.didDiscard(scene-1)"]),
@@ -92,6 +96,8 @@ let sceneAppTable: [StateEventRow] = {
         .failedToRegisterForRemoteNotifications: (.background, ["app.didFailToRegister(offline)"]),
         .remoteNotification: (.background, ["app.didReceiveRemoteNotification"]),
         .backgroundFetch: (.background, ["app.performFetch"]),
+        .localNotification: (.active, bringBack("app.didReceiveLocal(n1)")),
+        .localNotificationAction: (.background, ["app.handleAction(reply,n1)"]),
         .connectScene: (.active, connectScene2),
         .disconnectScene: (.background, ["scene-1.didDisconnect"]),
         .discardSessions: (.background, ["scene-1.didDisconnect", "app.didDiscard(scene-1)"]),
@@ -141,6 +147,8 @@ let appLevelTable: [StateEventRow] = {
         .registeredForRemoteNotifications: (.active, ["app.didRegister(4 bytes)"]),
         .failedToRegisterForRemoteNotifications: (.active, ["app.didFailToRegister(offline)"]),
         .remoteNotification: (.active, ["app.didReceiveRemoteNotification"]),
+        .localNotification: (.active, ["app.didReceiveLocal(n1)"]),
+        .localNotificationAction: (.active, ["app.handleAction(reply,n1)"]),
         .terminate: (.terminated, ["app.willResignActive", "app.didEnterBackground", "app.willTerminate"]),
     ], otherwise: .illegalInState, special: sceneless)
     add(.inactive, [
@@ -153,6 +161,8 @@ let appLevelTable: [StateEventRow] = {
         .registeredForRemoteNotifications: (.inactive, ["app.didRegister(4 bytes)"]),
         .failedToRegisterForRemoteNotifications: (.inactive, ["app.didFailToRegister(offline)"]),
         .remoteNotification: (.inactive, ["app.didReceiveRemoteNotification"]),
+        .localNotification: (.inactive, ["app.didReceiveLocal(n1)"]),
+        .localNotificationAction: (.inactive, ["app.handleAction(reply,n1)"]),
         .terminate: (.terminated, ["app.didEnterBackground", "app.willTerminate"]),
     ], otherwise: .illegalInState, special: sceneless)
     let bringBack = { (delivery: String) in ["app.willEnterForeground", delivery, "app.didBecomeActive"] }
@@ -166,6 +176,8 @@ let appLevelTable: [StateEventRow] = {
         .failedToRegisterForRemoteNotifications: (.background, ["app.didFailToRegister(offline)"]),
         .remoteNotification: (.background, ["app.didReceiveRemoteNotification"]),
         .backgroundFetch: (.background, ["app.performFetch"]),
+        .localNotification: (.active, bringBack("app.didReceiveLocal(n1)")),
+        .localNotificationAction: (.background, ["app.handleAction(reply,n1)"]),
         .terminate: (.terminated, ["app.willTerminate"]),
     ]
     add(.background, background, otherwise: .illegalInState, special: sceneless)
@@ -223,6 +235,8 @@ private func event(_ kind: LifecycleRules.EventKind) -> SystemEvent {
     case .failedToRegisterForRemoteNotifications: .failedToRegisterForRemoteNotifications(RemoteNotificationRegistrationError(reason: "offline"))
     case .remoteNotification: .remoteNotification(samplePayload, completion: Completion(event: "push", fallback: .failed))
     case .backgroundFetch: .backgroundFetch(completion: Completion(event: "fetch", fallback: .failed))
+    case .localNotification: .localNotification(sampleLocalNotification)
+    case .localNotificationAction: .localNotificationAction("reply", sampleLocalNotification, completion: Completion(event: "action", fallback: ()))
     case .connectScene: .connectScene(SceneConnectionOptions(), session: nil, inForeground: true)
     case .disconnectScene: .disconnectScene(scene: "scene-1")
     case .discardSessions: .discardSessions(["scene-1"])

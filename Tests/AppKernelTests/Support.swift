@@ -70,6 +70,14 @@ import AppKernelTesting
         log.lines.append("app.performFetch")
         if let fetchAnswer { completionHandler(fetchAnswer) } else { pendingFetchHandlers.append(completionHandler) }
     }
+    func application(_ application: Application, didReceive notification: LocalNotification) {
+        log.lines.append("app.didReceiveLocal(\(notification.identifier))")
+    }
+    func application(_ application: Application, handleActionWithIdentifier identifier: String,
+                     for notification: LocalNotification, completionHandler: @escaping @MainActor @Sendable () -> Void) {
+        log.lines.append("app.handleAction(\(identifier),\(notification.identifier))")
+        completionHandler()
+    }
     func application(_ application: Application, configurationForConnecting session: SceneSession,
                      options: SceneConnectionOptions) -> SceneConfiguration {
         log.lines.append("app.configurationForConnecting(\(session.persistentIdentifier))")
@@ -143,3 +151,4 @@ let sampleURL = URL.literal("myapp://item/42")
 let sampleActivity = UserActivity(activityType: "com.example.view")
 let sampleShortcut = ShortcutItem(type: "com.example.new", localizedTitle: "New")
 let samplePayload: [String: JSONValue] = ["aps": ["content-available": 1]]
+let sampleLocalNotification = LocalNotification(identifier: "n1", title: "Reminder", body: "Call Ada")
