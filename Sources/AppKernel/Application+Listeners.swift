@@ -93,8 +93,8 @@ extension Application {
                                   runAfterHooks: Bool = true, _ deliver: () -> Result) -> Delivery<Result> {
         let hooked = hooks.hasHooks(at: event)
         if hooked {
-            try? hooks.runBefore(event, payload, onError: reportHookError)
-            let result = (try? hooks.runHandle(event, payload, onError: reportHookError)) ?? .continue
+            try? hooks.runBefore(event, payload, onFailure: .report(reportHookError))
+            let result = (try? hooks.runHandle(event, payload, onFailure: .report(reportHookError))) ?? .continue
             if result.stops {
                 observe(.hookStop(result), event.record(payload))
                 return .stopped(result)
@@ -122,7 +122,7 @@ extension Application {
 
     /// Runs the `after` hooks of `event`, reporting failures.
     func runAfterHooksNow<Payload>(_ event: ApplicationEvent<Payload>, _ payload: Payload) {
-        try? hooks.runAfter(event, payload, onError: reportHookError)
+        try? hooks.runAfter(event, payload, onFailure: .report(reportHookError))
     }
 
     /// Reports a pipeline step to the observers.

@@ -117,6 +117,7 @@ extension Application {
     /// Runs `deliver` with `scene` (or, without scenes, the app) in the foreground: a background
     /// target is brought forward first and activated after, as UIKit does for URLs, activities
     /// and quick actions (willEnterForeground → delivery → didBecomeActive).
+    @discardableResult
     func inForeground<R>(_ scene: Scene?, _ deliver: () -> R) -> R {
         let needsForeground = scene.map { $0.activationState == .background } ?? !state.isForeground
         guard needsForeground else { return deliver() }

@@ -7,6 +7,16 @@ public protocol HookPoint: Hashable, Sendable {
     var hookPointName: String { get }
 }
 
+/// What dispatch does when a hook throws.
+public enum HookFailurePolicy {
+    /// Stop the dispatch and throw the failure (the SDK manager's launch: a failed phase hook
+    /// fails the launch).
+    case abort
+    /// Hand the failure to the closure and go on; a failing handler counts as `.continue` (the
+    /// application's life cycle: a broken hook never swallows an event).
+    case report(@MainActor (HookError) -> Void)
+}
+
 /// Keeps a hook registered until ``cancel()`` is called. Hooks are configuration, not
 /// subscriptions: unlike a ``ListenerToken``, dropping this token does not remove the hook.
 @MainActor
@@ -119,29 +129,30 @@ public final class HookRegistry {
 
     // MARK: Dispatch
 
-    /// Runs the `before` observers of `point` on a snapshot of them. A failing observer is
-    /// passed to `onError`; if that throws, the remaining observers do not run.
+    /// Runs the `before` observers of `point` on a snapshot of them.
+    /// - Throws: The first failure, with ``HookFailurePolicy/abort``.
     public func runBefore<Point: HookPoint>(_ point: Point, _ payload: Point.Payload,
-                                            onError: (HookError) throws(HookError) -> Void) throws(HookError) {
-        for entry in snapshot(point, .before) { _ = try call(entry, point, payload, onError: onError) }
+                                            onFailure policy: HookFailurePolicy) throws(HookError) {
+        for entry in snapshot(point, .before) { _ = try call(entry, point, payload, policy) }
     }
 
     /// Runs the handlers of `point` on a snapshot of them, until one answers other than
-    /// `.continue`, and returns that answer (`.continue` when none stopped). A failing handler is
-    /// passed to `onError` and counts as `.continue`; if `onError` throws, dispatch ends.
+    /// `.continue`, and returns that answer (`.continue` when none stopped).
+    /// - Throws: The first failure, with ``HookFailurePolicy/abort``.
     public func runHandle<Point: HookPoint>(_ point: Point, _ payload: Point.Payload,
-                                            onError: (HookError) throws(HookError) -> Void) throws(HookError) -> HookResult {
+                                            onFailure policy: HookFailurePolicy) throws(HookError) -> HookResult {
         for entry in snapshot(point, .handle) {
-            let result = try call(entry, point, payload, onError: onError)
+            let result = try call(entry, point, payload, policy)
             if result.stops { return result }
         }
         return .continue
     }
 
-    /// Runs the `after` observers of `point`, like ``runBefore(_:_:onError:)``.
+    /// Runs the `after` observers of `point` on a snapshot of them.
+    /// - Throws: The first failure, with ``HookFailurePolicy/abort``.
     public func runAfter<Point: HookPoint>(_ point: Point, _ payload: Point.Payload,
-                                           onError: (HookError) throws(HookError) -> Void) throws(HookError) {
-        for entry in snapshot(point, .after) { _ = try call(entry, point, payload, onError: onError) }
+                                           onFailure policy: HookFailurePolicy) throws(HookError) {
+        for entry in snapshot(point, .after) { _ = try call(entry, point, payload, policy) }
     }
 
     // MARK: Internals
@@ -165,7 +176,7 @@ public final class HookRegistry {
     }
 
     private func call<Point: HookPoint>(_ entry: HookEntry<Point.Payload>, _ point: Point, _ payload: Point.Payload,
-                                        onError: (HookError) throws(HookError) -> Void) throws(HookError) -> HookResult {
+                                        _ policy: HookFailurePolicy) throws(HookError) -> HookResult {
         let start = slowHookBudget == nil ? nil : elapsed()
         defer {
             if let start, let budget = slowHookBudget {
@@ -178,7 +189,11 @@ public final class HookRegistry {
         do {
             return try entry.body(payload)
         } catch {
-            try onError(HookError(point: point.hookPointName, stage: entry.stage, hook: entry.name, failure: .threw(error)))
+            let failure = HookError(point: point.hookPointName, stage: entry.stage, hook: entry.name, failure: .threw(error))
+            switch policy {
+            case .abort: throw failure
+            case .report(let report): report(failure)
+            }
             return .continue
         }
     }
