@@ -53,6 +53,23 @@ enum AppKernelBenchmarks {
             withExtendedLifetime(tokens) {}
         }
 
+        // 1b. Hooks: one event with no hook, and with a before, a handle (.continue) and an after hook.
+        for hooked in [false, true] {
+            let host = SimulatedHost(traceOptions: [])
+            let app = try host.launch(delegate: BenchAppDelegate())
+            var calls = 0
+            if hooked {
+                app.hooks.before(.didReceiveMemoryWarning) { _ in calls += 1 }
+                app.hooks.handle(.didReceiveMemoryWarning) { _ in calls += 1; return .continue }
+                app.hooks.after(.didReceiveMemoryWarning) { _ in calls += 1 }
+            }
+            let events = 200_000 / scale
+            let seconds = median(rounds) { for _ in 0..<events { try? host.sendMemoryWarning() } }
+            precondition(!hooked || calls >= events * 3, "hooks were not all called")
+            figures.append(Figure(name: hooked ? "event with before + handle + after hooks" : "event with no hooks",
+                                  value: seconds / Double(events) * 1e9, unit: "ns"))
+        }
+
         // 2. A foreground/background round trip with one scene (4 scene callbacks, 4 app events).
         do {
             let host = SimulatedHost(traceOptions: [])

@@ -75,7 +75,7 @@ public final class HookRegistry {
     public var onSlowHook: (@MainActor (HookTiming) -> Void)?
 
     private let elapsed: @Sendable () -> Duration
-    private var chains: [AnyHashable: AnyObject] = [:]
+    private var chains: [HookKey: AnyObject] = [:]
     private var nextID = 1
 
     /// Creates a registry.
@@ -117,13 +117,13 @@ public final class HookRegistry {
 
     /// Whether any hook is registered at `point`.
     public func hasHooks<Point: HookPoint>(at point: Point) -> Bool {
-        guard let chain = chains[AnyHashable(point)] as? HookChain<Point.Payload> else { return false }
+        guard let chain = chains[HookKey(point)] as? HookChain<Point.Payload> else { return false }
         return !chain.isEmpty
     }
 
     /// The labels (or registration sites) of the hooks at `point`, in the order they run.
     public func hooks<Point: HookPoint>(at point: Point, stage: HookError.Stage) -> [String] {
-        guard let chain = chains[AnyHashable(point)] as? HookChain<Point.Payload> else { return [] }
+        guard let chain = chains[HookKey(point)] as? HookChain<Point.Payload> else { return [] }
         return chain.entries(stage).map(\.name)
     }
 
@@ -160,7 +160,7 @@ public final class HookRegistry {
     private func register<Point: HookPoint>(_ point: Point, _ stage: HookError.Stage, _ priority: Int, _ label: String?,
                                             _ fileID: String, _ line: Int,
                                             _ body: @escaping @MainActor (Point.Payload) throws -> HookResult) -> HookToken {
-        let key = AnyHashable(point)
+        let key = HookKey(point)
         let chain = (chains[key] as? HookChain<Point.Payload>) ?? HookChain<Point.Payload>()
         chains[key] = chain
         let id = nextID
@@ -171,7 +171,7 @@ public final class HookRegistry {
     }
 
     private func snapshot<Point: HookPoint>(_ point: Point, _ stage: HookError.Stage) -> [HookEntry<Point.Payload>] {
-        guard let chain = chains[AnyHashable(point)] as? HookChain<Point.Payload> else { return [] }
+        guard let chain = chains[HookKey(point)] as? HookChain<Point.Payload> else { return [] }
         return chain.entries(stage)
     }
 
@@ -196,6 +196,17 @@ public final class HookRegistry {
             }
             return .continue
         }
+    }
+}
+
+/// Identifies a hook point without boxing it: its type and its name.
+struct HookKey: Hashable {
+    let type: ObjectIdentifier
+    let name: String
+
+    init<Point: HookPoint>(_ point: Point) {
+        type = ObjectIdentifier(Point.self)
+        name = point.hookPointName
     }
 }
 

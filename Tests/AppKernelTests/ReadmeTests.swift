@@ -1,4 +1,5 @@
 // The README's snippets, run as written (with the AppDelegate they assume).
+import Foundation
 import Testing
 import AppKernel
 import AppKernelTesting
@@ -36,4 +37,36 @@ private final class AppDelegate: ApplicationDelegate {
     #expect(host.trace.take() == ["app.willFinishLaunching", "app.didFinishLaunching",
                                   "app.didReceiveRemoteNotification({\"aps\":{\"content-available\":1}})",
                                   "system.didSuspend"])
+}
+
+// Stand-ins for the names the README's hooks snippet assumes.
+@MainActor private final class Framework: FrameworkInterface {}
+@MainActor private final class Flags {
+    var loaded = false
+    func load() throws { loaded = true }
+}
+private extension URL {
+    var upgradedToV2: URL { URL(string: absoluteString.replacingOccurrences(of: "/v1/", with: "/v2/")) ?? self }
+}
+
+@MainActor @Test func readmeHooksExample() throws {
+    let host = SimulatedHost()
+    let flags = Flags()
+    var errors: [HookError] = []
+    let loader = BootLoader()                                    // setupWindow … startLauncher
+    loader.addPhase("loadFlags", before: BootLoader.showWindowPhase) { app in try flags.load() }
+    let app = try host.launch(delegate: AppDelegate(), interface: Framework(), bootLoader: loader)
+    app.hooks.handle(.openURL) { request in
+        request.url = request.url.upgradedToV2                    // everything after sees the new URL
+        return .continue
+    }
+    app.launchErrorHandler = { error in errors.append(error) }   // names the hook point and the hook
+    var opened: [String] = []
+    let token = app.addListener(for: .openURL) { opened.append($0.url.absoluteString) }
+    try host.open(URL(string: "myapp://api/v1/items")!)
+    #expect(flags.loaded)
+    #expect(loader.phaseNames.firstIndex(of: "loadFlags")! < loader.phaseNames.firstIndex(of: "showWindow")!)
+    #expect(opened == ["myapp://api/v2/items"])
+    #expect(errors.isEmpty)
+    token.cancel()
 }
