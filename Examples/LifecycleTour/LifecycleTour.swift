@@ -1,8 +1,9 @@
 // LifecycleTour — a headless AppKernel app driven through its life cycle by a simulated host,
 // printing the timeline. Run it with `swift run LifecycleTour`.
 //
-// The AppDelegate and SceneDelegate below are the code that would live in an iOS app; the
-// `main` function plays the system: it launches the app, opens a URL, sends it to the
+// The AppDelegate and SceneDelegate below are the code that would live in an iOS app, with an
+// mPaaS-style FrameworkInterface and an extra BootLoader phase; the `main` function plays the
+// system: it launches the app, opens a URL, sends it to the
 // background, lets a background task finish, wakes it with a push, brings it back and
 // terminates it. Time is virtual (a TestClock), so the tour is instant and always prints the
 // same timeline.
@@ -72,6 +73,24 @@ final class SceneDelegate: AppKernel.SceneDelegate {
     }
 }
 
+/// mPaaS-style pre-handling: the framework interface sees events before the delegates do.
+@MainActor
+final class Framework: FrameworkInterface {
+    func application(_ application: Application, beforeDidFinishLaunchingWithOptions options: LaunchOptions) {
+        say("framework: preparing the launch")
+    }
+
+    /// Old links (`tour-v1://…`) are rewritten before anyone else sees them.
+    func application(_ application: Application, openURL url: URL, newURL: inout URL?,
+                     sourceApplication: String?, annotation: JSONValue?) -> HookResult {
+        if url.scheme == "tour-v1" {
+            newURL = URL(string: url.absoluteString.replacingOccurrences(of: "tour-v1://", with: "tour://"))
+            say("framework: rewrote \(url.absoluteString) for the new scheme")
+        }
+        return .continue
+    }
+}
+
 @MainActor
 final class ItemListController: RootController {
     func viewDidAppear() { say("item list on screen") }
@@ -86,7 +105,7 @@ enum LifecycleTour {
     @MainActor
     static func main() async throws {
         let clock = TestClock()
-        let host = SimulatedHost(clock: clock, traceOptions: .all)
+        let host = SimulatedHost(clock: clock, traceOptions: [.delegates, .system, .hookStops, .bootLoader])
         print("AppKernel lifecycle tour — a headless app, a simulated host, a virtual clock\n")
 
         func step(_ title: String, _ action: () async throws -> Void) async rethrows {
@@ -101,14 +120,18 @@ enum LifecycleTour {
             if let app = host.application { print("  → state: \(app.state)\n") }
         }
 
+        let bootLoader = BootLoader()
+        bootLoader.addPhase("warmCaches", before: BootLoader.showWindowPhase) { _ in say("boot: caches warmed") }
         var app: Application?
-        await step("launch") { app = try? host.launch(delegate: AppDelegate()) }
+        await step("launch") {
+            app = try? host.launch(delegate: AppDelegate(), interface: Framework(), bootLoader: bootLoader)
+        }
         guard let app else { fatalError("the launch was refused") }
         try await step("the push service answers the registration") {
             try host.completeRemoteNotificationRegistration(deviceToken: Data([0xAB, 0xCD, 0x01]))
         }
         try await step("another app opens a link") {
-            try host.open(URL(string: "tour://items/42")!, options: OpenURLOptions(sourceApplication: "com.example.mail"))
+            try host.open(URL(string: "tour-v1://items/42")!, options: OpenURLOptions(sourceApplication: "com.example.mail"))
         }
         try await step("the user goes to the home screen") { try host.moveToBackground() }
         await step("12 seconds later the upload finishes") {
