@@ -29,6 +29,31 @@ private let connectScene2 = ["app.configurationForConnecting(scene-2)", "scene-2
 private let launchInForeground = ["app.willFinishLaunching", "app.didFinishLaunching", "app.configurationForConnecting(scene-1)",
                                   "scene-1.willConnect", "scene-1.willEnterForeground", "scene-1.didBecomeActive"]
 
+/// The deliveries that reach the application delegate in any kind of app and leave the state as
+/// it is: in a foreground state, and (without memory warnings and push registration, which a
+/// suspended app does not get) in the background.
+private func withAppDelegateDeliveries(_ own: [K: (ApplicationState, [String])], in state: ApplicationState)
+    -> [K: (ApplicationState, [String])] {
+    own.merging(appDelegateDeliveries(in: state)) { own, _ in own }
+}
+
+private func appDelegateDeliveries(in state: ApplicationState) -> [K: (ApplicationState, [String])] {
+    var rows: [K: (ApplicationState, [String])] = [
+        .memoryWarning: (state, ["app.memoryWarning"]),
+        .registeredForRemoteNotifications: (state, ["app.didRegister(4 bytes)"]),
+        .failedToRegisterForRemoteNotifications: (state, ["app.didFailToRegister(offline)"]),
+        .remoteNotification: (state, ["app.didReceiveRemoteNotification"]),
+        .localNotificationAction: (state, ["app.handleAction(reply,n1)"]),
+    ]
+    if state.isForeground { rows[.localNotification] = (state, ["app.didReceiveLocal(n1)"]) }
+    if !state.isForeground { rows[.backgroundFetch] = (state, ["app.performFetch"]) }
+    if state == .suspended {   // woken in the background; no warnings or registrations while suspended
+        rows = rows.filter { ![.memoryWarning, .registeredForRemoteNotifications, .failedToRegisterForRemoteNotifications].contains($0.key) }
+            .mapValues { (_, trace) in (.background, trace) }
+    }
+    return rows
+}
+
 /// The scene-app table, written from UIKit's documented behaviour.
 let sceneAppTable: [StateEventRow] = {
     var rows: [StateEventRow] = []
@@ -48,15 +73,9 @@ let sceneAppTable: [StateEventRow] = {
     var active: [K: (ApplicationState, [String])] = [
         .enterBackground: (.background, ["scene-1.willResignActive", "scene-1.didEnterBackground"]),
         .resignActive: (.inactive, ["scene-1.willResignActive"]),
-        .memoryWarning: (.active, ["app.memoryWarning"]),
         .openURL: (.active, ["scene-1.openURLContexts(myapp://item/42)"]),
         .continueUserActivity: (.active, ["scene-1.continue(com.example.view)"]),
         .performShortcutItem: (.active, ["scene-1.performAction(com.example.new)"]),
-        .registeredForRemoteNotifications: (.active, ["app.didRegister(4 bytes)"]),
-        .failedToRegisterForRemoteNotifications: (.active, ["app.didFailToRegister(offline)"]),
-        .remoteNotification: (.active, ["app.didReceiveRemoteNotification"]),
-        .localNotification: (.active, ["app.didReceiveLocal(n1)"]),
-        .localNotificationAction: (.active, ["app.handleAction(reply,n1)"]),
         .connectScene: (.active, connectScene2),
         .disconnectScene: (.background, ["scene-1.willResignActive", "scene-1.didEnterBackground", "scene-1.didDisconnect"]),
         .discardSessions: (.background, ["scene-1.willResignActive", "scene-1.didEnterBackground", "scene-1.didDisconnect",
@@ -64,54 +83,39 @@ let sceneAppTable: [StateEventRow] = {
         .terminate: (.terminated, ["scene-1.willResignActive", "scene-1.didEnterBackground", "scene-1.didDisconnect",
                                    "app.willTerminate"]),
     ]
-    add(.active, active, otherwise: .illegalInState)
+    add(.active, withAppDelegateDeliveries(active, in: .active), otherwise: .illegalInState)
     active = [
         .enterBackground: (.background, ["scene-1.didEnterBackground"]),
         .becomeActive: (.active, ["scene-1.didBecomeActive"]),
-        .memoryWarning: (.inactive, ["app.memoryWarning"]),
         .openURL: (.inactive, ["scene-1.openURLContexts(myapp://item/42)"]),
         .continueUserActivity: (.inactive, ["scene-1.continue(com.example.view)"]),
         .performShortcutItem: (.inactive, ["scene-1.performAction(com.example.new)"]),
-        .registeredForRemoteNotifications: (.inactive, ["app.didRegister(4 bytes)"]),
-        .failedToRegisterForRemoteNotifications: (.inactive, ["app.didFailToRegister(offline)"]),
-        .remoteNotification: (.inactive, ["app.didReceiveRemoteNotification"]),
-        .localNotification: (.inactive, ["app.didReceiveLocal(n1)"]),
-        .localNotificationAction: (.inactive, ["app.handleAction(reply,n1)"]),
         .connectScene: (.active, connectScene2),
         .disconnectScene: (.background, ["scene-1.didEnterBackground", "scene-1.didDisconnect"]),
         .discardSessions: (.background, ["scene-1.didEnterBackground", "scene-1.didDisconnect", "app.didDiscard(scene-1)"]),
         .terminate: (.terminated, ["scene-1.didEnterBackground", "scene-1.didDisconnect", "app.willTerminate"]),
     ]
-    add(.inactive, active, otherwise: .illegalInState)
+    add(.inactive, withAppDelegateDeliveries(active, in: .inactive), otherwise: .illegalInState)
     let bringBack = { (delivery: String) in
         ["scene-1.willEnterForeground", delivery, "scene-1.didBecomeActive"]
     }
     let background: [K: (ApplicationState, [String])] = [
         .enterForeground: (.active, ["scene-1.willEnterForeground", "scene-1.didBecomeActive"]),
-        .memoryWarning: (.background, ["app.memoryWarning"]),
         .openURL: (.active, bringBack("scene-1.openURLContexts(myapp://item/42)")),
         .continueUserActivity: (.active, bringBack("scene-1.continue(com.example.view)")),
         .performShortcutItem: (.active, bringBack("scene-1.performAction(com.example.new)")),
-        .registeredForRemoteNotifications: (.background, ["app.didRegister(4 bytes)"]),
-        .failedToRegisterForRemoteNotifications: (.background, ["app.didFailToRegister(offline)"]),
-        .remoteNotification: (.background, ["app.didReceiveRemoteNotification"]),
-        .backgroundFetch: (.background, ["app.performFetch"]),
         .localNotification: (.active, bringBack("app.didReceiveLocal(n1)")),
-        .localNotificationAction: (.background, ["app.handleAction(reply,n1)"]),
         .connectScene: (.active, connectScene2),
         .disconnectScene: (.background, ["scene-1.didDisconnect"]),
         .discardSessions: (.background, ["scene-1.didDisconnect", "app.didDiscard(scene-1)"]),
         .terminate: (.terminated, ["scene-1.didDisconnect", "app.willTerminate"]),
     ]
-    add(.background, background, otherwise: .illegalInState)
+    add(.background, withAppDelegateDeliveries(background, in: .background), otherwise: .illegalInState)
     var suspended = background
-    suspended[.memoryWarning] = nil
-    suspended[.registeredForRemoteNotifications] = nil
-    suspended[.failedToRegisterForRemoteNotifications] = nil
     suspended[.disconnectScene] = (.suspended, ["scene-1.didDisconnect"])
     suspended[.discardSessions] = (.suspended, ["scene-1.didDisconnect", "app.didDiscard(scene-1)"])
     suspended[.terminate] = (.terminated, [])  // ended without notice, as on iOS
-    add(.suspended, suspended, otherwise: .illegalInState)
+    add(.suspended, withAppDelegateDeliveries(suspended, in: .suspended), otherwise: .illegalInState)
     add(.terminated, [:], otherwise: .terminated)
     return rows
 }()
@@ -137,55 +141,34 @@ let appLevelTable: [StateEventRow] = {
         .launch: (.active, ["app.willFinishLaunching", "app.didFinishLaunching", "app.didBecomeActive"]),
         .launchInBackground: (.background, ["app.willFinishLaunching", "app.didFinishLaunching"]),
     ], otherwise: .notLaunched)
-    add(.active, [
+    add(.active, withAppDelegateDeliveries([
         .enterBackground: (.background, ["app.willResignActive", "app.didEnterBackground"]),
         .resignActive: (.inactive, ["app.willResignActive"]),
-        .memoryWarning: (.active, ["app.memoryWarning"]),
         .openURL: (.active, ["app.open(myapp://item/42)"]),
         .continueUserActivity: (.active, ["app.continue(com.example.view)"]),
         .performShortcutItem: (.active, ["app.performAction(com.example.new)"]),
-        .registeredForRemoteNotifications: (.active, ["app.didRegister(4 bytes)"]),
-        .failedToRegisterForRemoteNotifications: (.active, ["app.didFailToRegister(offline)"]),
-        .remoteNotification: (.active, ["app.didReceiveRemoteNotification"]),
-        .localNotification: (.active, ["app.didReceiveLocal(n1)"]),
-        .localNotificationAction: (.active, ["app.handleAction(reply,n1)"]),
         .terminate: (.terminated, ["app.willResignActive", "app.didEnterBackground", "app.willTerminate"]),
-    ], otherwise: .illegalInState, special: sceneless)
-    add(.inactive, [
+    ], in: .active), otherwise: .illegalInState, special: sceneless)
+    add(.inactive, withAppDelegateDeliveries([
         .enterBackground: (.background, ["app.didEnterBackground"]),
         .becomeActive: (.active, ["app.didBecomeActive"]),
-        .memoryWarning: (.inactive, ["app.memoryWarning"]),
         .openURL: (.inactive, ["app.open(myapp://item/42)"]),
         .continueUserActivity: (.inactive, ["app.continue(com.example.view)"]),
         .performShortcutItem: (.inactive, ["app.performAction(com.example.new)"]),
-        .registeredForRemoteNotifications: (.inactive, ["app.didRegister(4 bytes)"]),
-        .failedToRegisterForRemoteNotifications: (.inactive, ["app.didFailToRegister(offline)"]),
-        .remoteNotification: (.inactive, ["app.didReceiveRemoteNotification"]),
-        .localNotification: (.inactive, ["app.didReceiveLocal(n1)"]),
-        .localNotificationAction: (.inactive, ["app.handleAction(reply,n1)"]),
         .terminate: (.terminated, ["app.didEnterBackground", "app.willTerminate"]),
-    ], otherwise: .illegalInState, special: sceneless)
+    ], in: .inactive), otherwise: .illegalInState, special: sceneless)
     let bringBack = { (delivery: String) in ["app.willEnterForeground", delivery, "app.didBecomeActive"] }
     var background: [K: (ApplicationState, [String])] = [
         .enterForeground: (.active, ["app.willEnterForeground", "app.didBecomeActive"]),
-        .memoryWarning: (.background, ["app.memoryWarning"]),
         .openURL: (.active, bringBack("app.open(myapp://item/42)")),
         .continueUserActivity: (.active, bringBack("app.continue(com.example.view)")),
         .performShortcutItem: (.active, bringBack("app.performAction(com.example.new)")),
-        .registeredForRemoteNotifications: (.background, ["app.didRegister(4 bytes)"]),
-        .failedToRegisterForRemoteNotifications: (.background, ["app.didFailToRegister(offline)"]),
-        .remoteNotification: (.background, ["app.didReceiveRemoteNotification"]),
-        .backgroundFetch: (.background, ["app.performFetch"]),
         .localNotification: (.active, bringBack("app.didReceiveLocal(n1)")),
-        .localNotificationAction: (.background, ["app.handleAction(reply,n1)"]),
         .terminate: (.terminated, ["app.willTerminate"]),
     ]
-    add(.background, background, otherwise: .illegalInState, special: sceneless)
-    background[.memoryWarning] = nil
-    background[.registeredForRemoteNotifications] = nil
-    background[.failedToRegisterForRemoteNotifications] = nil
+    add(.background, withAppDelegateDeliveries(background, in: .background), otherwise: .illegalInState, special: sceneless)
     background[.terminate] = (.terminated, [])
-    add(.suspended, background, otherwise: .illegalInState, special: sceneless)
+    add(.suspended, withAppDelegateDeliveries(background, in: .suspended), otherwise: .illegalInState, special: sceneless)
     add(.terminated, [:], otherwise: .terminated)
     return rows
 }()
