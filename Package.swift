@@ -13,11 +13,13 @@ let package = Package(
     products: [
         .library(name: "AppKernel", targets: ["AppKernel"]),
         .library(name: "AppKernelTesting", targets: ["AppKernelTesting"]),
+        .library(name: "AppKernelAuth", targets: ["AppKernelAuth"]),
     ],
     dependencies: [],
     targets: [
         .target(name: "AppKernel", swiftSettings: strictSettings),
         .target(name: "AppKernelTesting", dependencies: ["AppKernel"], swiftSettings: strictSettings),
+        .target(name: "AppKernelAuth", swiftSettings: strictSettings),
         .executableTarget(
             name: "LifecycleTour",
             dependencies: ["AppKernel", "AppKernelTesting"],
@@ -30,6 +32,7 @@ let package = Package(
             swiftSettings: strictSettings),
         .testTarget(name: "AppKernelTests", dependencies: ["AppKernel", "AppKernelTesting"], swiftSettings: strictSettings),
         .testTarget(name: "AppKernelTestingTests", dependencies: ["AppKernel", "AppKernelTesting"], swiftSettings: strictSettings),
+        .testTarget(name: "AppKernelAuthTests", dependencies: ["AppKernelAuth"], swiftSettings: strictSettings),
     ],
     swiftLanguageModes: [.v6]
 )
