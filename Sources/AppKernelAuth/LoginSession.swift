@@ -1,0 +1,78 @@
+import Foundation
+
+/// Drives a whole login over HTTP, the way a login web view would: open the authorize URL,
+/// follow the login pages' redirects, capture the redirect to the app's callback URL without
+/// following it, parse it (state-checked), exchange the code (web-server flow), and fetch the
+/// identity.
+///
+/// ```swift
+/// let session = LoginSession(config: config, transport: URLSessionTransport())
+/// let (credentials, identity) = try await session.logIn(flow: .webServer, loginHint: "ada@acme.com")
+/// ```
+public struct LoginSession: Sendable {
+    /// The login configuration.
+    public let config: OAuthConfig
+    /// How requests are sent.
+    public let transport: any HTTPTransport
+    /// Headers sent with the authorize request (a session cookie standing in for the user's
+    /// typed password, for instance).
+    public var authorizeHeaders: [String: String]
+    /// How many redirects between login pages are followed before giving up.
+    public var maximumRedirects = 10
+
+    /// Creates a session.
+    public init(config: OAuthConfig, transport: any HTTPTransport, authorizeHeaders: [String: String] = [:]) {
+        self.config = config
+        self.transport = transport
+        self.authorizeHeaders = authorizeHeaders
+    }
+
+    /// Opens the request's authorize URL and returns the callback URL it redirects to.
+    /// - Throws: ``OAuthError/noRedirect(status:)`` when the pages end without redirecting to the app.
+    public func authorize(_ request: AuthorizationRequest) async throws(OAuthError) -> URL {
+        var url = request.url
+        for _ in 0...maximumRedirects {
+            let response = try await send(HTTPRequest(url: url, headers: authorizeHeaders))
+            guard (300..<400).contains(response.status), let next = response.location(relativeTo: url) else {
+                throw .noRedirect(status: response.status)
+            }
+            if request.isCallback(next) { return next }
+            url = next
+        }
+        throw .noRedirect(status: 310)
+    }
+
+    /// Logs in with `flow` and returns the credentials and the user's identity.
+    public func logIn(flow: AuthorizationRequest.Flow, loginHint: String? = nil) async throws(OAuthError) -> (Credentials, UserIdentity) {
+        let request = AuthorizationRequest(config: config, flow: flow, loginHint: loginHint)
+        let callback = try await authorize(request)
+        let credentials: Credentials
+        switch flow {
+        case .userAgent:
+            credentials = try request.parseCallback(callback)
+        case .webServer:
+            let code = try request.parseCodeCallback(callback)
+            credentials = try await TokenClient(config: config, transport: transport).exchange(code: code, codeVerifier: request.codeVerifier ?? "")
+        }
+        return (credentials, try await identity(for: credentials))
+    }
+
+    /// Fetches the identity of the credentials' user.
+    /// - Throws: ``OAuthError/httpStatus(_:body:)`` for a refused token, or a malformed answer.
+    public func identity(for credentials: Credentials) async throws(OAuthError) -> UserIdentity {
+        let response = try await send(HTTPRequest(url: credentials.identityURL,
+                                                  headers: ["Authorization": "Bearer \(credentials.accessToken)", "Accept": "application/json"]))
+        guard response.status == 200 else { throw .httpStatus(response.status, body: response.text) }
+        return try UserIdentity(json: response.body)
+    }
+
+    private func send(_ request: HTTPRequest) async throws(OAuthError) -> HTTPResponse {
+        do {
+            return try await transport.send(request)
+        } catch let error as OAuthError {
+            throw error
+        } catch {
+            throw .transport("\(request.method) \(request.url.path): \(error.localizedDescription)")
+        }
+    }
+}
