@@ -32,7 +32,8 @@ let package = Package(
             swiftSettings: strictSettings),
         .testTarget(name: "AppKernelTests", dependencies: ["AppKernel", "AppKernelTesting"], swiftSettings: strictSettings),
         .testTarget(name: "AppKernelTestingTests", dependencies: ["AppKernel", "AppKernelTesting"], swiftSettings: strictSettings),
-        .testTarget(name: "AppKernelAuthTests", dependencies: ["AppKernelAuth"], swiftSettings: strictSettings),
+        .testTarget(name: "AppKernelAuthTests", dependencies: ["AppKernelAuth"], exclude: ["Fixtures"],
+                    swiftSettings: strictSettings),
     ],
     swiftLanguageModes: [.v6]
 )

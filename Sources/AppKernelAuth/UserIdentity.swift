@@ -8,6 +8,12 @@ public struct UserIdentity: Sendable, Hashable, Codable {
         public var pinLength: Int?
         /// Minutes of inactivity before the app locks.
         public var screenLockMinutes: Int?
+
+        /// Creates a policy.
+        public init(pinLength: Int? = nil, screenLockMinutes: Int? = nil) {
+            self.pinLength = pinLength
+            self.screenLockMinutes = screenLockMinutes
+        }
     }
 
     /// The user's id.
