@@ -32,7 +32,12 @@ let package = Package(
             swiftSettings: strictSettings),
         .testTarget(name: "AppKernelTests", dependencies: ["AppKernel", "AppKernelTesting"], swiftSettings: strictSettings),
         .testTarget(name: "AppKernelTestingTests", dependencies: ["AppKernel", "AppKernelTesting"], swiftSettings: strictSettings),
-        .testTarget(name: "AppKernelAuthTests", dependencies: ["AppKernelAuth"], exclude: ["Fixtures"],
+        .executableTarget(
+            name: "CredentialStoreWriter",
+            dependencies: ["AppKernelAuth"],
+            path: "Tests/Helpers/CredentialStoreWriter",
+            swiftSettings: strictSettings),
+        .testTarget(name: "AppKernelAuthTests", dependencies: ["AppKernelAuth", "CredentialStoreWriter"], exclude: ["Fixtures"],
                     swiftSettings: strictSettings),
     ],
     swiftLanguageModes: [.v6]
