@@ -138,6 +138,26 @@ struct UserAccountManagerTests {
         }
     }
 
+    @Test func logoutAllLogsEveryUserOutAndEveryOrgLeaves() async throws {
+        try await withManager { manager, config, root in
+            try await manager.logIn(config: config, flow: .webServer, loginHint: "ada@acme.com")
+            try await manager.logIn(config: config, flow: .webServer, loginHint: "bob@acme.com")
+            try await manager.logIn(config: config, flow: .webServer, loginHint: "cy@beta.com")
+            var orgs: [String] = []
+            var loggedOut: [String] = []
+            let observation = manager.observe { event in
+                if case .orgDidLogout(let org) = event { orgs.append(org) }
+                if case .didLogout(let identity, .appInitiated) = event { loggedOut.append(identity.userID) }
+            }
+            await manager.logoutAll(reason: .appInitiated)
+            #expect(loggedOut == ["005ADA000000001", "005BOB000000002", "005CY0000000003"])
+            #expect(orgs == ["00DACME00000001", "00DBETA00000002"])
+            #expect(manager.allAccounts.isEmpty)
+            #expect(try FileCredentialStore(root: root).load() == CredentialStoreContents())
+            withExtendedLifetime(observation) {}
+        }
+    }
+
     @Test func accountsPrintWithoutTokens() async throws {
         try await withManager { manager, config, _ in
             let account = try await manager.logIn(config: config, flow: .webServer, loginHint: "ada@acme.com")
