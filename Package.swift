@@ -14,12 +14,14 @@ let package = Package(
         .library(name: "AppKernel", targets: ["AppKernel"]),
         .library(name: "AppKernelTesting", targets: ["AppKernelTesting"]),
         .library(name: "AppKernelAuth", targets: ["AppKernelAuth"]),
+        .library(name: "AppKernelSDK", targets: ["AppKernelSDK"]),
     ],
     dependencies: [],
     targets: [
         .target(name: "AppKernel", swiftSettings: strictSettings),
         .target(name: "AppKernelTesting", dependencies: ["AppKernel"], swiftSettings: strictSettings),
         .target(name: "AppKernelAuth", swiftSettings: strictSettings),
+        .target(name: "AppKernelSDK", dependencies: ["AppKernel", "AppKernelAuth"], swiftSettings: strictSettings),
         .executableTarget(
             name: "LifecycleTour",
             dependencies: ["AppKernel", "AppKernelTesting"],
@@ -37,6 +39,8 @@ let package = Package(
             dependencies: ["AppKernelAuth"],
             path: "Tests/Helpers/CredentialStoreWriter",
             swiftSettings: strictSettings),
+        .testTarget(name: "AppKernelSDKTests", dependencies: ["AppKernelSDK", "AppKernel", "AppKernelAuth", "AppKernelTesting"],
+                    swiftSettings: strictSettings),
         .testTarget(name: "AppKernelAuthTests", dependencies: ["AppKernelAuth", "CredentialStoreWriter"], exclude: ["Fixtures"],
                     swiftSettings: strictSettings),
     ],

@@ -109,6 +109,13 @@ public final class Application {
     /// Time since the application was created, on its clock.
     public var uptime: Duration { clock.elapsed() }
 
+    /// Runs `action` on the main actor once `delay` has passed on the application's injected
+    /// clock — for parts built on the kernel (the SDK manager's phase watchdog) that must keep
+    /// to the same virtual time in tests. Cancel the returned timer to stop it.
+    public func scheduleTimer(after delay: Duration, _ action: @escaping @MainActor @Sendable () -> Void) -> ScheduledTimer {
+        clock.schedule(delay, action)
+    }
+
     /// The connected scene with identifier `id`.
     public func scene(withID id: String) -> Scene? { connectedScenes.first { $0.id == id } }
 
