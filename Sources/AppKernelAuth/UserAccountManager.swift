@@ -34,7 +34,10 @@ public final class AccountObservation {
     fileprivate var handler: (@MainActor (AccountEvent) -> Void)?
     /// Stops delivery.
     public func cancel() { handler = nil }
-    fileprivate init(_ handler: @escaping @MainActor (AccountEvent) -> Void) { self.handler = handler }
+    /// Creates an observation that delivers to `handler` (account managers make these).
+    public init(_ handler: @escaping @MainActor (AccountEvent) -> Void) { self.handler = handler }
+    /// Delivers `event` unless cancelled.
+    public func deliver(_ event: AccountEvent) { handler?(event) }
 }
 
 /// The users logged in to this app, in any number of orgs — the Mobile SDK's

@@ -1,0 +1,21 @@
+import AppKernelAuth
+
+/// What the SDK manager needs from an account manager — `UserAccountManager` provides it; tests
+/// may pass a fake.
+@MainActor
+public protocol AccountManaging: AnyObject {
+    /// The current user's account.
+    var currentAccount: UserAccount? { get }
+    /// Every account, in a stable order.
+    var allAccounts: [UserAccount] { get }
+    /// Logs a user in through `config` and makes them current.
+    func logIn(config: OAuthConfig, flow: AuthorizationRequest.Flow, loginHint: String?, makeCurrent: Bool) async throws -> UserAccount
+    /// Makes `identity` current (`nil`: nobody).
+    func switchTo(_ identity: UserAccountIdentity?) throws(CredentialStoreError)
+    /// Logs a user out.
+    func logout(_ identity: UserAccountIdentity, reason: LogoutReason) async
+    /// Observes account events.
+    func observe(_ handler: @escaping @MainActor (AccountEvent) -> Void) -> AccountObservation
+}
+
+extension UserAccountManager: AccountManaging {}

@@ -1,0 +1,198 @@
+import AppKernel
+import AppKernelAuth
+
+/// A change of the current user, as user-change observers see it.
+public struct UserChange: Sendable, Hashable {
+    /// What changed.
+    public enum Kind: String, Sendable, Hashable {
+        /// Another user became current.
+        case switched
+        /// The current user logged out (`to` is who became current instead, if anyone).
+        case loggedOut
+    }
+
+    /// What changed.
+    public var kind: Kind
+    /// The user before.
+    public var from: UserAccountIdentity?
+    /// The user after.
+    public var to: UserAccountIdentity?
+}
+
+/// Keeps a user-change observer registered; cancel it or let it go to stop delivery.
+@MainActor
+public final class UserChangeObservation {
+    var handler: (@MainActor (UserChange) -> Void)?
+    init(_ handler: @escaping @MainActor (UserChange) -> Void) { self.handler = handler }
+    /// Stops delivery.
+    public func cancel() { handler = nil }
+}
+
+struct WeakUserChangeObservation {
+    weak var observation: UserChangeObservation?
+}
+
+extension SDKManager {
+    // MARK: Deferred login
+
+    /// Logs in if nobody is logged in (deferred login: `shouldAuthenticate = false`), then sets
+    /// up the user's stores and root controller again. With a current user, answers with them.
+    /// Calls `completion` exactly once per call, on success and on failure (the Mobile SDK
+    /// never called it on failure), on the main actor. Concurrent calls share one login.
+    public func loginIfRequired(completion: @escaping @MainActor (Result<UserAccount, any Error>) -> Void) {
+        Task { @MainActor in
+            do { completion(.success(try await self.loginIfRequired())) } catch { completion(.failure(error)) }
+        }
+    }
+
+    /// Logs in if nobody is logged in, then rebuilds the stores and root controller; returns
+    /// the current user.
+    @discardableResult
+    public func loginIfRequired() async throws -> UserAccount {
+        if let current = accountManager?.currentAccount { return current }
+        if let inFlight = loginTask { return try await inFlight.value }
+        let task = Task { @MainActor () throws -> UserAccount in
+            defer { self.loginTask = nil }
+            guard let bootConfig = self.bootConfig else {
+                throw ConfigError(code: .unreadableFile, file: BootConfig.fileNames[0], keyPath: "", reason: "launch first: there is no boot config to log in with")
+            }
+            let account = try await self.logIn(with: bootConfig)
+            try self.setupRootController()
+            return account
+        }
+        loginTask = task
+        return try await task.value
+    }
+
+    /// Logs in through the account manager with the boot config's OAuth settings.
+    func logIn(with bootConfig: BootConfig) async throws -> UserAccount {
+        guard let accountManager else {
+            throw ConfigError(code: .invalidValue, file: BootConfig.fileNames[0], keyPath: "shouldAuthenticate",
+                              reason: "login is required but the SDK manager has no account manager")
+        }
+        return try await accountManager.logIn(config: bootConfig.oauthConfig, flow: loginFlow, loginHint: nil, makeCurrent: true)
+    }
+
+    // MARK: User-change observers
+
+    /// Calls `block` whenever the current user changes (logout, switch) — the template's
+    /// `AuthHelper.registerBlock(forCurrentUserChangeNotifications:)`. The block stays for the
+    /// manager's lifetime; use ``addCurrentUserChangeObserver(_:)`` for one you can remove.
+    public func registerBlock(forCurrentUserChangeNotifications block: @escaping @MainActor () -> Void) {
+        permanentUserChangeObservers.append(UserChangeObservation { _ in block() })
+    }
+
+    /// Calls `handler` once per change of the current user, on the main actor. Keep the
+    /// observation: cancelling or dropping it stops delivery.
+    public func addCurrentUserChangeObserver(_ handler: @escaping @MainActor (UserChange) -> Void) -> UserChangeObservation {
+        let observation = UserChangeObservation(handler)
+        userChangeObservers.removeAll { $0.observation == nil }
+        userChangeObservers.append(WeakUserChangeObservation(observation: observation))
+        return observation
+    }
+
+    func notifyUserChange(_ change: UserChange) {
+        userChangeObservers.removeAll { $0.observation == nil }
+        for observer in permanentUserChangeObservers { observer.handler?(change) }
+        for observer in userChangeObservers { observer.observation?.handler?(change) }
+    }
+
+    // MARK: Account events
+
+    func observeAccounts() {
+        accountObservation = accountManager?.observe { [weak self] event in self?.handle(event) }
+    }
+
+    private func handle(_ event: AccountEvent) {
+        switch event {
+        case .willLogout(let identity, _):
+            stores.wipe(.user(identity))
+            if accountManager?.currentAccount?.identity == identity { loggingOutCurrentUser = identity }
+        case .didLogout(let identity, _):
+            guard loggingOutCurrentUser == identity else { return }
+            loggingOutCurrentUser = nil
+            currentUserLoggedOut(identity)
+        case .didSwitch(let from?, let to?):
+            notifyUserChange(UserChange(kind: .switched, from: from, to: to))
+            try? setupRootController()
+        default:
+            break
+        }
+    }
+
+    /// The rule after the current user logs out: with other users left, the first of them (in
+    /// the account manager's order: org id, then user id) becomes current; with none, the app
+    /// returns to login — the auth and root-controller phases run again.
+    private func currentUserLoggedOut(_ identity: UserAccountIdentity) {
+        if let next = accountManager?.allAccounts.first {
+            try? accountManager?.switchTo(next.identity)
+            notifyUserChange(UserChange(kind: .loggedOut, from: identity, to: next.identity))
+            try? setupRootController()
+            return
+        }
+        notifyUserChange(UserChange(kind: .loggedOut, from: identity, to: nil))
+        rootController = nil
+        if let window { window.rootController = PlaceholderController(message: "Logging in…") }
+        reauthentication = Task { [weak self] in
+            guard let self else { return }
+            do throws(LaunchError) {
+                try await self.runWithDeadline(.auth)
+                try await self.runWithDeadline(.rootController)
+            } catch {
+                self.launchErrorHandler?(error)
+            }
+        }
+    }
+
+    // MARK: The passcode lock
+
+    /// Asks for the passcode until it is right (`true`) or the attempts run out (`false`: the
+    /// current user was logged out and their data wiped).
+    /// - Throws: ``PasscodeError/notSet`` when there is no provider, or the user gave up.
+    func askForPasscode() async throws -> Bool {
+        guard let provider = passcodeProvider else {
+            throw PasscodeUnavailable(reason: "a passcode is set but SDKManager.passcodeProvider is nil")
+        }
+        while true {
+            guard let entered = await provider.passcode(attempt: passcode.failedAttempts + 1, remaining: passcode.remainingAttempts) else {
+                throw PasscodeUnavailable(reason: "the user did not enter the passcode")
+            }
+            if passcode.verify(entered) { return true }
+            if passcode.hasExhaustedAttempts {
+                await passcodeAttemptsExhausted()
+                return false
+            }
+        }
+    }
+
+    /// Too many wrong passcodes: the passcode is forgotten and the current user logged out (their
+    /// stores are wiped on the way), as the Mobile SDK does.
+    func passcodeAttemptsExhausted() async {
+        passcode.reset()
+        if let current = accountManager?.currentAccount {
+            await accountManager?.logout(current.identity, reason: .passcodeFailures)
+        }
+    }
+
+    /// Locks the app when it returns after more than ``PasscodeManager/lockTimeout`` in the
+    /// background, and asks for the passcode.
+    func returnedToForeground(at time: Duration) {
+        defer { backgroundedAt = nil }
+        guard passcode.isSet, let since = backgroundedAt, time - since > passcode.lockTimeout else { return }
+        passcode.lock()
+        unlock = Task { [weak self] in
+            guard let self else { return }
+            do { _ = try await self.askForPasscode() } catch {
+                self.launchErrorHandler?(LaunchError(phase: .passcode, cause: .threw(error)))
+            }
+        }
+    }
+}
+
+/// The passcode could not be asked for.
+public struct PasscodeUnavailable: Error, Sendable, Hashable, CustomStringConvertible {
+    /// Why.
+    public var reason: String
+    /// Why.
+    public var description: String { reason }
+}

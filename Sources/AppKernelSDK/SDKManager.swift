@@ -1,0 +1,353 @@
+import AppKernel
+import AppKernelAuth
+import Foundation
+
+/// The SDK manager — the Mobile SDK's `SalesforceManager` / `MobileSyncSDKManager` on Linux.
+///
+/// It runs the launch in ordered phases — ``LaunchPhase/config`` → ``LaunchPhase/sdkInit`` →
+/// ``LaunchPhase/passcode`` → ``LaunchPhase/auth`` → ``LaunchPhase/rootController`` — each
+/// through one overridable ``run(_:)`` that dispatches the phase's hooks (the same hook model
+/// as the application's events) and its default work. It observes its ``Application``: a launch
+/// starts when the app finishes launching (or on demand), foreground and background drive the
+/// passcode lock, termination stops it.
+///
+/// ```swift
+/// final class AppSDKManager: SDKManager {
+///     override func run(_ phase: LaunchPhase) async throws {
+///         log("entering \(phase)")
+///         try await super.run(phase)
+///     }
+/// }
+/// try AppSDKManager.initializeSDK()                 // SDKManager.shared is an AppSDKManager now
+/// let manager = AppSDKManager(application: app, bootConfig: config)   // or, in tests, your own
+/// let result = try await manager.launch()           // flags, current user, per-phase timeline
+/// ```
+///
+/// A failed phase (thrown, a hook failed, or over ``phaseDeadline`` on the application's clock)
+/// stops the launch with a ``LaunchError`` naming the phase and the hook; the window keeps its
+/// placeholder; stores registered during the launch are taken back; ``launch()`` can be called
+/// again. A second ``launch()`` while one runs is refused (``LaunchError/Cause/alreadyRunning``).
+@MainActor
+open class SDKManager {
+    // MARK: Parts
+
+    /// The hooks of the launch phases.
+    public let hooks: HookRegistry
+    /// The application the manager observes.
+    public private(set) var application: Application?
+    /// The boot config; loaded from ``configDirectory`` in the config phase when `nil`.
+    public var bootConfig: BootConfig?
+    /// Where `bootconfig.json`, `userstore.json` and `usersyncs.json` live.
+    public var configDirectory: URL?
+    /// The accounts.
+    public var accountManager: (any AccountManaging)? {
+        didSet { observeAccounts() }
+    }
+    /// The app passcode.
+    public let passcode: PasscodeManager
+    /// Asks the user for the passcode.
+    public var passcodeProvider: (any PasscodeProvider)?
+    /// Soups and syncs per user.
+    public let stores = UserStoreRegistry()
+    /// The window the root controller goes in (the scene delegate sets it).
+    public var window: Window?
+    /// Builds the app's root controller for the current user (`nil` with deferred login).
+    public var rootControllerFactory: (@MainActor (UserAccount?) -> any RootController)?
+    /// The root controller installed by the last launch.
+    public internal(set) var rootController: (any RootController)?
+    /// How long one phase may take, on the application's clock. Default 20 s (the iOS launch
+    /// watchdog). A manager without an application has no clock to measure on: no deadline.
+    public var phaseDeadline: Duration = .seconds(20)
+    /// The flow used to log in.
+    public var loginFlow: AuthorizationRequest.Flow = .webServer
+    /// Receives every launch failure — the Mobile SDK's `launchErrorAction`.
+    public var launchErrorHandler: (@MainActor (LaunchError) -> Void)?
+    /// Where the launch is.
+    public private(set) var launchState: LaunchState = .idle
+    /// The last successful launch's result.
+    public private(set) var lastResult: LaunchResult?
+    /// The last failed launch's error.
+    public private(set) var lastError: LaunchError?
+    /// The automatic launch started when the application finished launching, if any.
+    public private(set) var automaticLaunch: Task<Void, Never>?
+    /// The auth and root-controller phases running again after the last user logged out, if any.
+    public internal(set) var reauthentication: Task<Void, Never>?
+    /// The passcode check started when the app came back to the foreground after
+    /// ``PasscodeManager/lockTimeout``, if any.
+    public internal(set) var unlock: Task<Void, Never>?
+
+    var flags: LaunchFlags = []
+    var services: [(name: String, start: @MainActor () async throws -> Void)] = []
+    var applicationTokens: [ListenerToken] = []
+    var accountObservation: AccountObservation?
+    var userChangeObservers: [WeakUserChangeObservation] = []
+    var permanentUserChangeObservers: [UserChangeObservation] = []
+    var loggingOutCurrentUser: UserAccountIdentity?
+    var loginTask: Task<UserAccount, any Error>?
+    var backgroundedAt: Duration?
+    private let fallbackClockStart = ContinuousClock.now
+
+    /// Creates a manager. Tests build managers directly, each with its own application,
+    /// configuration and account manager; apps use ``shared``.
+    /// - Parameters:
+    ///   - application: The application to observe (``attach(to:)`` later otherwise).
+    ///   - bootConfig: The boot config (loaded from `configDirectory` when `nil`).
+    ///   - accountManager: The accounts.
+    ///   - passcode: The passcode lock.
+    ///   - configDirectory: Where the config files live.
+    public required init(application: Application? = nil, bootConfig: BootConfig? = nil,
+                         accountManager: (any AccountManaging)? = nil, passcode: PasscodeManager = PasscodeManager(),
+                         configDirectory: URL? = nil) {
+        self.hooks = HookRegistry(clock: ContinuousClock())
+        self.bootConfig = bootConfig
+        self.accountManager = accountManager
+        self.passcode = passcode
+        self.configDirectory = configDirectory
+        observeAccounts()
+        if let application { attach(to: application) }
+    }
+
+    // MARK: The application
+
+    /// Starts observing `application`: a launch starts when it finishes launching (if it has not
+    /// yet), backgrounding and returning drive the passcode lock, termination stops the manager.
+    public func attach(to application: Application) {
+        self.application = application
+        applicationTokens = [
+            application.addListener(for: .didFinishLaunching) { [weak self] _ in self?.startAutomaticLaunch() },
+            application.addListener(for: .didEnterBackground) { [weak self] app in self?.backgroundedAt = app.uptime },
+            application.addListener(for: .willEnterForeground) { [weak self] app in self?.returnedToForeground(at: app.uptime) },
+            application.addListener(for: .willTerminate) { [weak self] _ in self?.stop() },
+        ]
+    }
+
+    /// Stops the manager (the application terminates): running launches and checks are cancelled.
+    public func stop() {
+        automaticLaunch?.cancel()
+        reauthentication?.cancel()
+        unlock?.cancel()
+        loginTask?.cancel()
+        applicationTokens.removeAll()
+    }
+
+    private func startAutomaticLaunch() {
+        guard !launchState.isRunning else { return }
+        automaticLaunch = Task { [weak self] in _ = try? await self?.launch() }
+    }
+
+    /// Adds a part of the SDK to start in the ``LaunchPhase/sdkInit`` phase, in registration order.
+    public func registerService(named name: String, start: @escaping @MainActor () async throws -> Void) {
+        services.append((name, start))
+    }
+
+    /// Time on the application's clock (a monotonic clock without an application).
+    var now: Duration { application?.uptime ?? (ContinuousClock.now - fallbackClockStart) }
+
+    // MARK: Launch
+
+    /// Runs the launch phases in order.
+    /// - Returns: The flags, the current user and each phase's timing.
+    /// - Throws: ``LaunchError`` naming the failed phase (and hook); a launch already running.
+    @discardableResult
+    public func launch() async throws(LaunchError) -> LaunchResult {
+        guard !launchState.isRunning else { throw LaunchError(phase: nil, cause: .alreadyRunning) }
+        flags = []
+        var timeline: [PhaseTiming] = []
+        let storesBefore = stores.snapshot
+        showPlaceholder()
+        for phase in LaunchPhase.allCases {
+            launchState = .running(phase)
+            let start = now
+            do {
+                try await runWithDeadline(phase)
+            } catch {
+                stores.restore(storesBefore)
+                launchState = .failed(phase)
+                lastError = error
+                launchErrorHandler?(error)
+                throw error
+            }
+            timeline.append(PhaseTiming(phase: phase, start: start, end: now))
+        }
+        launchState = .completed
+        let result = LaunchResult(flags: flags, currentUser: accountManager?.currentAccount, timeline: timeline)
+        lastResult = result
+        return result
+    }
+
+    /// Runs one phase: its `before` hooks, its `handle` hooks (a stop skips the default work and
+    /// the `after` hooks; the launch goes on), its default work (``performDefault(_:)``), its
+    /// `after` hooks. A failing hook fails the phase. Override to observe or wrap every phase;
+    /// call `super`.
+    open func run(_ phase: LaunchPhase) async throws {
+        try hooks.runBefore(phase, self, onFailure: .abort)
+        guard try hooks.runHandle(phase, self, onFailure: .abort) == .continue else { return }
+        try await performDefault(phase)
+        try hooks.runAfter(phase, self, onFailure: .abort)
+    }
+
+    /// A phase's default work; each phase calls its own `open` method.
+    open func performDefault(_ phase: LaunchPhase) async throws {
+        switch phase {
+        case .config: try loadConfig()
+        case .sdkInit: try await initializeSDKParts()
+        case .passcode: try await verifyPasscode()
+        case .auth: try await authenticate()
+        case .rootController: try setupRootController()
+        }
+    }
+
+    /// ``LaunchPhase/config``: loads the boot config from ``configDirectory`` if none was given,
+    /// and validates it.
+    open func loadConfig() throws {
+        if let bootConfig {
+            try bootConfig.validate()
+            return
+        }
+        guard let configDirectory else {
+            throw ConfigError(code: .unreadableFile, file: BootConfig.fileNames[0], keyPath: "",
+                              reason: "no boot config was given and SDKManager.configDirectory is not set")
+        }
+        bootConfig = try BootConfig.load(fromDirectory: configDirectory)
+    }
+
+    /// ``LaunchPhase/sdkInit``: starts the registered services in order.
+    open func initializeSDKParts() async throws {
+        for service in services {
+            do { try await service.start() } catch {
+                throw ServiceStartError(service: service.name, underlyingError: error)
+            }
+        }
+    }
+
+    /// ``LaunchPhase/passcode``: when a passcode is set, asks for it until it is right; after
+    /// ``PasscodeManager/maximumAttempts`` wrong answers the current user is logged out and their
+    /// data wiped, and the launch goes on (to log in again).
+    open func verifyPasscode() async throws {
+        guard passcode.isSet else { return }
+        if try await askForPasscode() { flags.insert(.passcodeVerified) }
+    }
+
+    /// ``LaunchPhase/auth``: with a current user, `alreadyAuthenticated`; else, if the boot config
+    /// says to authenticate, logs in (`authenticated`); else `authBypassed` (deferred login).
+    open func authenticate() async throws {
+        if accountManager?.currentAccount != nil {
+            flags.insert(.alreadyAuthenticated)
+            return
+        }
+        guard let bootConfig, bootConfig.shouldAuthenticate else {
+            flags.insert(.authBypassed)
+            return
+        }
+        _ = try await logIn(with: bootConfig)
+        flags.insert(.authenticated)
+    }
+
+    /// ``LaunchPhase/rootController``: sets up the user's stores and syncs from the default
+    /// config files, then installs the app's root controller in the window, replacing the
+    /// placeholder.
+    open func setupRootController() throws {
+        try setupUserStoreFromDefaultConfig()
+        try setupUserSyncsFromDefaultConfig()
+        if let factory = rootControllerFactory {
+            let controller = factory(accountManager?.currentAccount)
+            rootController = controller
+            window?.rootController = controller
+        }
+    }
+
+    /// Registers the soups of `userstore.json` (in ``configDirectory``) for the current user (or
+    /// globally, before anyone logs in). No file: nothing to do.
+    /// - Throws: ``ConfigError``; nothing is registered then.
+    public func setupUserStoreFromDefaultConfig() throws(ConfigError) {
+        guard let data = try defaultConfigFile(StoreConfig.soupsFileName) else { return }
+        try stores.register(soups: StoreConfig.parseSoups(data), for: currentStoreOwner)
+    }
+
+    /// Registers the syncs of `usersyncs.json` for the current user; each sync's soup must exist.
+    /// - Throws: ``ConfigError``; nothing is registered then.
+    public func setupUserSyncsFromDefaultConfig() throws(ConfigError) {
+        guard let data = try defaultConfigFile(StoreConfig.syncsFileName) else { return }
+        let owner = currentStoreOwner
+        try stores.register(syncs: StoreConfig.parseSyncs(data, soupNames: Set(stores.soups(for: owner).map(\.name))), for: owner)
+    }
+
+    /// Whose stores the current ones are.
+    public var currentStoreOwner: StoreOwner { accountManager?.currentAccount.map { .user($0.identity) } ?? .global }
+
+    private func defaultConfigFile(_ name: String) throws(ConfigError) -> Data? {
+        guard let url = configDirectory?.appendingPathComponent(name), FileManager.default.fileExists(atPath: url.path) else { return nil }
+        do { return try Data(contentsOf: url) } catch {
+            throw ConfigError(code: .unreadableFile, file: name, keyPath: "", reason: "cannot be read: \(error.localizedDescription)")
+        }
+    }
+
+    private func showPlaceholder() {
+        guard let window, !(window.rootController is PlaceholderController) else { return }
+        window.rootController = PlaceholderController(message: "Launching…")
+    }
+
+    // MARK: The watchdog
+
+    /// Runs a phase raced against ``phaseDeadline`` on the application's clock. Without an
+    /// application there is no clock to measure on, and no deadline.
+    func runWithDeadline(_ phase: LaunchPhase) async throws(LaunchError) {
+        guard let application else {
+            do { try await run(phase) } catch { throw Self.launchError(error, in: phase) }
+            return
+        }
+        let deadline = phaseDeadline
+        let outcome: Result<Void, LaunchError> = await withCheckedContinuation { continuation in
+            let race = PhaseRace()
+            let task = Task { @MainActor in
+                let result: Result<Void, LaunchError>
+                do {
+                    try await self.run(phase)
+                    result = .success(())
+                } catch {
+                    result = .failure(Self.launchError(error, in: phase))
+                }
+                if race.settle() { continuation.resume(returning: result) }
+            }
+            race.timer = application.scheduleTimer(after: deadline) {
+                guard race.settle() else { return }
+                task.cancel()
+                continuation.resume(returning: .failure(LaunchError(phase: phase, cause: .timedOut(deadline))))
+            }
+        }
+        try outcome.get()
+    }
+
+    static func launchError(_ error: any Error, in phase: LaunchPhase) -> LaunchError {
+        switch error {
+        case let error as LaunchError: error
+        case let error as HookError: LaunchError(phase: phase, hook: error.hook, cause: .hookFailed(error))
+        default: LaunchError(phase: phase, cause: .threw(error))
+        }
+    }
+}
+
+/// A service registered with ``SDKManager/registerService(named:start:)`` failed to start.
+public struct ServiceStartError: Error, CustomStringConvertible {
+    /// The service's name.
+    public var service: String
+    /// Why it failed.
+    public var underlyingError: any Error
+
+    /// "the SDK service '<name>' failed to start: <error>".
+    public var description: String { "the SDK service '\(service)' failed to start: \(underlyingError)" }
+}
+
+/// Decides the race between a phase and its deadline: the first to settle wins.
+@MainActor
+final class PhaseRace {
+    var timer: ScheduledTimer?
+    private var settled = false
+
+    func settle() -> Bool {
+        guard !settled else { return false }
+        settled = true
+        timer?.cancel()
+        return true
+    }
+}

@@ -1,0 +1,94 @@
+import AppKernelAuth
+
+/// Whose stores these are.
+public enum StoreOwner: Sendable, Hashable, CustomStringConvertible {
+    /// Shared by every user (used before anyone logs in, with deferred login).
+    case global
+    /// One user's.
+    case user(UserAccountIdentity)
+
+    /// `global` or the user's identity.
+    public var description: String {
+        switch self {
+        case .global: "global"
+        case .user(let identity): identity.description
+        }
+    }
+}
+
+/// The soups and syncs registered for each user — what SmartStore and MobileSync would create
+/// from `userstore.json` and `usersyncs.json`. A user's logout wipes theirs.
+@MainActor
+public final class UserStoreRegistry {
+    private var soupsByOwner: [StoreOwner: [SoupSpec]] = [:]
+    private var syncsByOwner: [StoreOwner: [SyncSpec]] = [:]
+
+    /// Creates an empty registry.
+    public init() {}
+
+    /// The owner's soups, in registration order.
+    public func soups(for owner: StoreOwner) -> [SoupSpec] { soupsByOwner[owner] ?? [] }
+    /// The owner's syncs, in registration order.
+    public func syncs(for owner: StoreOwner) -> [SyncSpec] { syncsByOwner[owner] ?? [] }
+    /// Every owner with soups or syncs.
+    public var owners: Set<StoreOwner> { Set(soupsByOwner.keys).union(syncsByOwner.keys) }
+
+    /// Registers soups, all or none: a soup already registered under the same name for this
+    /// owner is skipped when identical, and an error when different.
+    /// - Throws: ``ConfigError`` (`duplicateName`) naming the soup; nothing is registered then.
+    public func register(soups: [SoupSpec], for owner: StoreOwner, file: String = StoreConfig.soupsFileName) throws(ConfigError) {
+        var merged = self.soups(for: owner)
+        for (index, soup) in soups.enumerated() {
+            if let existing = merged.first(where: { $0.name == soup.name }) {
+                guard existing == soup else {
+                    throw ConfigError(code: .duplicateName, file: file, keyPath: "soups[\(index)].soupName",
+                                      reason: "the soup '\(soup.name)' is already registered for \(owner) with other indexes")
+                }
+                continue
+            }
+            merged.append(soup)
+        }
+        soupsByOwner[owner] = merged
+    }
+
+    /// Registers syncs, all or none, like ``register(soups:for:file:)``; each sync's soup must be
+    /// registered for the owner.
+    public func register(syncs: [SyncSpec], for owner: StoreOwner, file: String = StoreConfig.syncsFileName) throws(ConfigError) {
+        let soupNames = Set(soups(for: owner).map(\.name))
+        var merged = self.syncs(for: owner)
+        for (index, sync) in syncs.enumerated() {
+            guard soupNames.contains(sync.soupName) else {
+                throw ConfigError(code: .unknownSoup, file: file, keyPath: "syncs[\(index)].soupName",
+                                  reason: "the soup '\(sync.soupName)' is not registered for \(owner)")
+            }
+            if let existing = merged.first(where: { $0.name == sync.name }) {
+                guard existing == sync else {
+                    throw ConfigError(code: .duplicateName, file: file, keyPath: "syncs[\(index)].syncName",
+                                      reason: "the sync '\(sync.name)' is already registered for \(owner) differently")
+                }
+                continue
+            }
+            merged.append(sync)
+        }
+        syncsByOwner[owner] = merged
+    }
+
+    /// Removes everything the owner has (a logout's wipe).
+    public func wipe(_ owner: StoreOwner) {
+        soupsByOwner[owner] = nil
+        syncsByOwner[owner] = nil
+    }
+
+    /// The whole registry, to put back if a launch fails after changing it.
+    struct Snapshot {
+        let soups: [StoreOwner: [SoupSpec]]
+        let syncs: [StoreOwner: [SyncSpec]]
+    }
+
+    var snapshot: Snapshot { Snapshot(soups: soupsByOwner, syncs: syncsByOwner) }
+
+    func restore(_ snapshot: Snapshot) {
+        soupsByOwner = snapshot.soups
+        syncsByOwner = snapshot.syncs
+    }
+}
