@@ -17,6 +17,13 @@ public struct UserChange: Sendable, Hashable {
     public var from: UserAccountIdentity?
     /// The user after.
     public var to: UserAccountIdentity?
+
+    /// Creates a change.
+    public init(kind: Kind, from: UserAccountIdentity?, to: UserAccountIdentity?) {
+        self.kind = kind
+        self.from = from
+        self.to = to
+    }
 }
 
 /// Keeps a user-change observer registered; cancel it or let it go to stop delivery.
@@ -122,7 +129,8 @@ extension SDKManager {
 
     /// The rule after the current user logs out: with other users left, the first of them (in
     /// the account manager's order: org id, then user id) becomes current; with none, the app
-    /// returns to login — the auth and root-controller phases run again.
+    /// returns to login — the auth and root-controller phases run again (or, during a launch,
+    /// the launch's own auth phase logs in).
     private func currentUserLoggedOut(_ identity: UserAccountIdentity) {
         if let next = accountManager?.allAccounts.first {
             try? accountManager?.switchTo(next.identity)
@@ -133,6 +141,8 @@ extension SDKManager {
         notifyUserChange(UserChange(kind: .loggedOut, from: identity, to: nil))
         rootController = nil
         if let window { window.rootController = PlaceholderController(message: "Logging in…") }
+        // During a launch (too many wrong passcodes), the launch's own auth phase comes next.
+        guard !launchState.isRunning else { return }
         reauthentication = Task { [weak self] in
             guard let self else { return }
             do throws(LaunchError) {
