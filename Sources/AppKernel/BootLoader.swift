@@ -240,7 +240,7 @@ open class BootLoader {
                           then remaining: ArraySlice<Phase>, in application: Application,
                           finished: @escaping @MainActor () -> Void) {
         let deadline = phase.deadline ?? defaultPhaseDeadline
-        let race = PhaseRace()
+        let race = DeadlineRace()
         let task = Task { @MainActor [weak application] in
             guard let application else { return }
             let outcome: Result<Void, any Error>
@@ -276,16 +276,3 @@ open class BootLoader {
     }
 }
 
-/// Decides the race between an async phase and its deadline: the first to settle wins.
-@MainActor
-private final class PhaseRace {
-    var timer: ScheduledTimer?
-    private var settled = false
-
-    func settle() -> Bool {
-        guard !settled else { return false }
-        settled = true
-        timer?.cancel()
-        return true
-    }
-}

@@ -301,7 +301,7 @@ open class SDKManager {
         let phaseTask = TaskHandle()
         let outcome: Result<Void, LaunchError> = await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
-                let race = PhaseRace()
+                let race = DeadlineRace()
                 phaseTask.set(Task { @MainActor in
                     let result: Result<Void, LaunchError>
                     do {
@@ -363,16 +363,3 @@ final class TaskHandle: Sendable {
     }
 }
 
-/// Decides the race between a phase and its deadline: the first to settle wins.
-@MainActor
-final class PhaseRace {
-    var timer: ScheduledTimer?
-    private var settled = false
-
-    func settle() -> Bool {
-        guard !settled else { return false }
-        settled = true
-        timer?.cancel()
-        return true
-    }
-}

@@ -37,40 +37,38 @@ public final class UserStoreRegistry {
     /// owner is skipped when identical, and an error when different.
     /// - Throws: ``ConfigError`` (`duplicateName`) naming the soup; nothing is registered then.
     public func register(soups: [SoupSpec], for owner: StoreOwner, file: String = StoreConfig.soupsFileName) throws(ConfigError) {
-        var merged = self.soups(for: owner)
-        for (index, soup) in soups.enumerated() {
-            if let existing = merged.first(where: { $0.name == soup.name }) {
-                guard existing == soup else {
-                    throw ConfigError(code: .duplicateName, file: file, keyPath: "soups[\(index)].soupName",
-                                      reason: "the soup '\(soup.name)' is already registered for \(owner) with other indexes")
-                }
-                continue
-            }
-            merged.append(soup)
-        }
-        soupsByOwner[owner] = merged
+        soupsByOwner[owner] = try Self.merge(soups, into: self.soups(for: owner), name: \.name, kind: "soup",
+                                             keyPath: { "soups[\($0)].soupName" }, owner: owner, file: file)
     }
 
     /// Registers syncs, all or none, like ``register(soups:for:file:)``; each sync's soup must be
     /// registered for the owner.
     public func register(syncs: [SyncSpec], for owner: StoreOwner, file: String = StoreConfig.syncsFileName) throws(ConfigError) {
         let soupNames = Set(soups(for: owner).map(\.name))
-        var merged = self.syncs(for: owner)
-        for (index, sync) in syncs.enumerated() {
-            guard soupNames.contains(sync.soupName) else {
-                throw ConfigError(code: .unknownSoup, file: file, keyPath: "syncs[\(index)].soupName",
-                                  reason: "the soup '\(sync.soupName)' is not registered for \(owner)")
-            }
-            if let existing = merged.first(where: { $0.name == sync.name }) {
-                guard existing == sync else {
-                    throw ConfigError(code: .duplicateName, file: file, keyPath: "syncs[\(index)].syncName",
-                                      reason: "the sync '\(sync.name)' is already registered for \(owner) differently")
+        for (index, sync) in syncs.enumerated() where !soupNames.contains(sync.soupName) {
+            throw ConfigError(code: .unknownSoup, file: file, keyPath: "syncs[\(index)].soupName",
+                              reason: "the soup '\(sync.soupName)' is not registered for \(owner)")
+        }
+        syncsByOwner[owner] = try Self.merge(syncs, into: self.syncs(for: owner), name: \.name, kind: "sync",
+                                             keyPath: { "syncs[\($0)].syncName" }, owner: owner, file: file)
+    }
+
+    /// Adds `new` to `existing`: an identical entry of the same name is skipped, a different one
+    /// is an error (and nothing is added).
+    private static func merge<Spec: Equatable>(_ new: [Spec], into existing: [Spec], name: KeyPath<Spec, String>, kind: String,
+                                               keyPath: (Int) -> String, owner: StoreOwner, file: String) throws(ConfigError) -> [Spec] {
+        var merged = existing
+        for (index, spec) in new.enumerated() {
+            if let registered = merged.first(where: { $0[keyPath: name] == spec[keyPath: name] }) {
+                guard registered == spec else {
+                    throw ConfigError(code: .duplicateName, file: file, keyPath: keyPath(index),
+                                      reason: "the \(kind) '\(spec[keyPath: name])' is already registered for \(owner) differently")
                 }
                 continue
             }
-            merged.append(sync)
+            merged.append(spec)
         }
-        syncsByOwner[owner] = merged
+        return merged
     }
 
     /// Removes everything the owner has (a logout's wipe).
