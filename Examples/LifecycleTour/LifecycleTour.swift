@@ -100,6 +100,12 @@ final class ItemListController: RootController {
 @MainActor
 func say(_ text: String) { print("    │ \(text)") }
 
+/// Why the tour stopped early.
+enum TourError: Error, CustomStringConvertible {
+    case notLaunched
+    var description: String { "the simulated host refused to launch the app" }
+}
+
 @main
 enum LifecycleTour {
     @MainActor
@@ -122,11 +128,11 @@ enum LifecycleTour {
 
         let bootLoader = BootLoader()
         bootLoader.addPhase("warmCaches", before: BootLoader.showWindowPhase) { _ in say("boot: caches warmed") }
-        var app: Application?
-        await step("launch") {
-            app = try? host.launch(delegate: AppDelegate(), interface: Framework(), bootLoader: bootLoader)
+        var launched: Application?
+        try await step("launch") {
+            launched = try host.launch(delegate: AppDelegate(), interface: Framework(), bootLoader: bootLoader)
         }
-        guard let app else { fatalError("the launch was refused") }
+        guard let app = launched else { throw TourError.notLaunched }
         try await step("the push service answers the registration") {
             try host.completeRemoteNotificationRegistration(deviceToken: Data([0xAB, 0xCD, 0x01]))
         }
