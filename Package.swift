@@ -15,6 +15,7 @@ let package = Package(
         .library(name: "AppKernelTesting", targets: ["AppKernelTesting"]),
         .library(name: "AppKernelAuth", targets: ["AppKernelAuth"]),
         .library(name: "AppKernelSDK", targets: ["AppKernelSDK"]),
+        .library(name: "AppKernelREST", targets: ["AppKernelREST"]),
     ],
     dependencies: [],
     targets: [
@@ -22,6 +23,7 @@ let package = Package(
         .target(name: "AppKernelTesting", dependencies: ["AppKernel"], swiftSettings: strictSettings),
         .target(name: "AppKernelAuth", swiftSettings: strictSettings),
         .target(name: "AppKernelSDK", dependencies: ["AppKernel", "AppKernelAuth"], swiftSettings: strictSettings),
+        .target(name: "AppKernelREST", dependencies: ["AppKernel", "AppKernelAuth"], swiftSettings: strictSettings),
         .executableTarget(
             name: "LifecycleTour",
             dependencies: ["AppKernel", "AppKernelTesting"],
@@ -39,6 +41,8 @@ let package = Package(
             dependencies: ["AppKernelAuth"],
             path: "Tests/Helpers/CredentialStoreWriter",
             swiftSettings: strictSettings),
+        .testTarget(name: "AppKernelRESTTests", dependencies: ["AppKernelREST", "AppKernel", "AppKernelAuth"],
+                    swiftSettings: strictSettings),
         .testTarget(name: "AppKernelSDKTests", dependencies: ["AppKernelSDK", "AppKernel", "AppKernelAuth", "AppKernelTesting"],
                     swiftSettings: strictSettings),
         .testTarget(name: "AppKernelAuthTests", dependencies: ["AppKernelAuth", "CredentialStoreWriter"], exclude: ["Fixtures"],

@@ -1,0 +1,141 @@
+import AppKernel
+import AppKernelAuth
+import Foundation
+
+/// Sends Salesforce REST requests for one user — the Mobile SDK's `RestClient`.
+///
+/// ```swift
+/// let client = RestClient(credentials: account.credentials, transport: URLSessionTransport(),
+///                         refresher: { try await accounts.refreshCredentials(for: account.identity).credentials })
+/// let request = client.request(forQuery: "SELECT Name, Id FROM Contact", apiVersion: nil)
+/// let records = try await client.send(request: request).asJSON()["records"]
+/// ```
+///
+/// A 401 (or a 403 `Bad_OAuth_Token`) starts ONE token refresh, shared by every request that
+/// fails while it runs; each is then replayed once with the new token. If the refresh fails,
+/// they all fail with its error (an `invalid_grant` refresher — `UserAccountManager` — logs the
+/// user out). Nothing retries more than once.
+public final class RestClient: Sendable {
+    /// The API version used when a builder is given `nil`.
+    public static let defaultAPIVersion = "v62.0"
+
+    /// The API version this client's builders use by default.
+    public let apiVersion: String
+    /// How requests are sent.
+    public let transport: any HTTPTransport
+    private let tokens: TokenState
+
+    /// Creates a client.
+    /// - Parameters:
+    ///   - credentials: The user's tokens and instance.
+    ///   - transport: How requests are sent.
+    ///   - apiVersion: The default API version (`v62.0`).
+    ///   - refresher: Gets fresh credentials after a 401; `nil` makes a 401 final.
+    public init(credentials: Credentials, transport: any HTTPTransport, apiVersion: String = RestClient.defaultAPIVersion,
+                refresher: (@Sendable (Credentials) async throws -> Credentials)? = nil) {
+        self.apiVersion = apiVersion
+        self.transport = transport
+        self.tokens = TokenState(credentials: credentials, refresher: refresher)
+    }
+
+    /// A client for the current user of `accounts`, refreshing through it (so a refused refresh
+    /// token logs the user out) — the SDK's `RestClient.shared`.
+    /// - Returns: `nil` when nobody is logged in.
+    @MainActor
+    public static func forCurrentUser(of accounts: UserAccountManager, transport: any HTTPTransport) -> RestClient? {
+        guard let account = accounts.currentAccount else { return nil }
+        let identity = account.identity
+        return RestClient(credentials: account.credentials, transport: transport) { _ in
+            try await accounts.refreshCredentials(for: identity).credentials
+        }
+    }
+
+    /// The credentials in use now (after any refresh).
+    public var credentials: Credentials {
+        get async { await tokens.credentials }
+    }
+
+    /// How many token refreshes this client has made.
+    public var refreshCount: Int {
+        get async { await tokens.refreshCount }
+    }
+
+    // MARK: Sending
+
+    /// Sends a request.
+    /// - Throws: ``RestClientError``: `apiFailed` with the status and the server's errors for a
+    ///   non-2xx answer; `network` when no answer came; `cancelled`.
+    public func send(request: RestRequest) async throws(RestClientError) -> RestResponse {
+        let first = await tokens.credentials
+        let response = try await transmit(request, with: first)
+        guard Self.needsRefresh(response) else { return try Self.result(response, for: request) }
+        let fresh: Credentials
+        do { fresh = try await tokens.refresh(after: first.accessToken) } catch {
+            throw .apiFailed(response: nil, underlyingError: error, urlResponse: response)
+        }
+        return try Self.result(try await transmit(request, with: fresh), for: request)
+    }
+
+    /// Sends a request and delivers the result on the main actor, exactly once.
+    public func send(request: RestRequest, _ completion: @escaping @MainActor @Sendable (Result<RestResponse, RestClientError>) -> Void) {
+        Task {
+            let result: Result<RestResponse, RestClientError>
+            do throws(RestClientError) { result = .success(try await send(request: request)) } catch { result = .failure(error) }
+            await MainActor.run { completion(result) }
+        }
+    }
+
+    private func transmit(_ request: RestRequest, with credentials: Credentials) async throws(RestClientError) -> HTTPResponse {
+        if Task.isCancelled { throw .cancelled }
+        do {
+            return try await transport.send(request.httpRequest(instanceURL: credentials.instanceURL, accessToken: credentials.accessToken))
+        } catch is CancellationError {
+            throw .cancelled
+        } catch {
+            if Task.isCancelled { throw .cancelled }
+            throw .network(underlyingError: error)
+        }
+    }
+
+    /// A 401, or a 403 whose body says the token is bad.
+    private static func needsRefresh(_ response: HTTPResponse) -> Bool {
+        response.status == 401 || (response.status == 403 && response.text.contains("Bad_OAuth_Token"))
+    }
+
+    private static func result(_ response: HTTPResponse, for request: RestRequest) throws(RestClientError) -> RestResponse {
+        let rest = RestResponse(status: response.status, headers: response.headers, data: response.body, requestID: request.id)
+        guard (200..<300).contains(response.status) else {
+            throw .apiFailed(response: rest, underlyingError: nil, urlResponse: response)
+        }
+        return rest
+    }
+}
+
+/// The client's credentials and its one in-flight refresh.
+private actor TokenState {
+    private(set) var credentials: Credentials
+    private(set) var refreshCount = 0
+    private let refresher: (@Sendable (Credentials) async throws -> Credentials)?
+    private var inFlight: Task<Credentials, any Error>?
+
+    init(credentials: Credentials, refresher: (@Sendable (Credentials) async throws -> Credentials)?) {
+        self.credentials = credentials
+        self.refresher = refresher
+    }
+
+    /// New credentials after `failedToken` was refused: the current ones if someone already
+    /// refreshed past it, the running refresh's, or a new refresh's.
+    func refresh(after failedToken: String) async throws -> Credentials {
+        if credentials.accessToken != failedToken { return credentials }
+        if let inFlight { return try await inFlight.value }
+        guard let refresher else { throw RestClientError.invalidRequest("the token was refused and the client has no refresher") }
+        let current = credentials
+        let task = Task { try await refresher(current) }
+        inFlight = task
+        defer { inFlight = nil }
+        let fresh = try await task.value
+        credentials = fresh
+        refreshCount += 1
+        return fresh
+    }
+}
