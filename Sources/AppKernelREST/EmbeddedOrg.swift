@@ -1,0 +1,187 @@
+import AppKernel
+import AppKernelAuth
+import Foundation
+import Synchronization
+
+/// An in-process Salesforce org — the embedded default, the way a database library ships
+/// SQLite: the login module and the REST client run against it offline, through their real code.
+///
+/// It answers as an ``HTTPTransport`` (pass it wherever a transport goes) and implements:
+/// authorize (auto-approves the user named by `login_hint`, or the first user; redirects with a
+/// fragment or a code), token (code + PKCE, refresh), revoke, identity, userinfo, versions,
+/// limits, query with the ``SOQLQuery`` subset and `nextRecordsUrl` paging, sObject create,
+/// retrieve, update, upsert, delete, describe and describe-global — with Salesforce's status
+/// codes and error bodies (401 `INVALID_SESSION_ID`, 404 `NOT_FOUND` / `ENTITY_IS_DELETED`,
+/// 400 `MALFORMED_QUERY` / `INVALID_FIELD` / `INVALID_TYPE` / `DELETE_FAILED`).
+///
+/// ```swift
+/// let org = EmbeddedOrg.sample()                       // accounts, contacts (some with cases), two users
+/// let client = try await org.loggedInClient()           // a real login through LoginSession
+/// let page = try await client.send(request: client.request(forQuery: "SELECT Name FROM Contact", apiVersion: nil))
+/// org.injectFault(.failNext(1, status: 503))            // faults for tests
+/// ```
+public final class EmbeddedOrg: HTTPTransport, Sendable {
+    /// A user who can log in.
+    public struct User: Sendable, Hashable {
+        /// The login name.
+        public var username: String
+        /// The user id.
+        public var userID: String
+        /// The org id.
+        public var orgID: String
+        /// The display name.
+        public var displayName: String
+
+        /// Creates a user.
+        public init(username: String, userID: String, orgID: String, displayName: String) {
+            self.username = username
+            self.userID = userID
+            self.orgID = orgID
+            self.displayName = displayName
+        }
+    }
+
+    /// A failure to inject.
+    public enum Fault: Sendable, Hashable {
+        /// The next `count` data requests answer `status` with a Salesforce error body.
+        case failNext(Int, status: Int, errorCode: String = "SERVER_UNAVAILABLE", message: String = "injected failure")
+        /// The next `count` requests get no answer (the transport throws, as a dropped connection).
+        case dropNext(Int)
+    }
+
+    /// The connection dropped (an injected fault).
+    public struct ConnectionDropped: Error, Sendable, CustomStringConvertible {
+        /// "the embedded org dropped the connection".
+        public var description: String { "the embedded org dropped the connection" }
+    }
+
+    /// The org's base URL: instance and login host at once.
+    public let baseURL: URL
+    /// The connected app's consumer key the org accepts.
+    public let clientID: String
+    /// The redirect URI the org redirects to.
+    public let redirectURI: URL
+    /// The users.
+    public let users: [User]
+    /// How many records a query page holds (Salesforce: 2000).
+    public let queryBatchSize: Int
+
+    struct Record {
+        var type: String
+        var orgID: String
+        var fields: [String: JSONValue]
+        var isDeleted = false
+    }
+
+    struct State {
+        var records: [String: Record] = [:]
+        var order: [String] = []
+        var nextNumber = 1
+        var codes: [String: (user: User, challenge: String?, redirectURI: String)] = [:]
+        var accessTokens: [String: User] = [:]
+        var refreshTokens: [String: User] = [:]
+        var cursors: [String: [JSONValue]] = [:]
+        var faults: [Fault] = []
+        var log: [String] = []
+    }
+
+    let state = Mutex(State())
+
+    /// The object types, their id prefixes and fields.
+    static let schema: [String: (prefix: String, fields: [String])] = [
+        "Account": ("001", ["Id", "Name", "Industry"]),
+        "Contact": ("003", ["Id", "FirstName", "LastName", "Name", "Email", "Title", "AccountId", "External_Id__c"]),
+        "Case": ("500", ["Id", "Subject", "Status", "ContactId", "AccountId"]),
+    ]
+
+    /// Creates an empty org.
+    public init(users: [User], clientID: String = "3MVG9-embedded", redirectURI: URL = URL(string: "appkernel://oauth/done")!,
+                baseURL: URL = URL(string: "https://embedded.salesforce.test")!, queryBatchSize: Int = 2000) {
+        self.users = users
+        self.clientID = clientID
+        self.redirectURI = redirectURI
+        self.baseURL = baseURL
+        self.queryBatchSize = max(queryBatchSize, 1)
+    }
+
+    /// A small seeded org: Acme's users Ada (current) and, in a second org, Bob; accounts; contacts,
+    /// some with child cases (deleting those fails with `DELETE_FAILED`, as in a Developer
+    /// Edition org).
+    public static func sample(queryBatchSize: Int = 2000) -> EmbeddedOrg {
+        let acme = "00DACME000000001", beta = "00DBETA000000002"
+        let org = EmbeddedOrg(users: [User(username: "ada@acme.com", userID: "005ADA000000001", orgID: acme, displayName: "Ada Lovelace"),
+                                      User(username: "bob@beta.com", userID: "005BOB000000002", orgID: beta, displayName: "Bob Beta")],
+                              queryBatchSize: queryBatchSize)
+        let acmeCorp = org.insert("Account", ["Name": "Acme Corporation", "Industry": "Manufacturing"], orgID: acme)
+        let globex = org.insert("Account", ["Name": "Globex", "Industry": "Energy"], orgID: acme)
+        let people: [(String, String, String, Int)] = [("Ada", "Lovelace", acmeCorp, 2), ("Alan", "Turing", acmeCorp, 0),
+                                                        ("Grace", "Hopper", globex, 1), ("Linus", "Torvalds", globex, 0),
+                                                        ("Margaret", "Hamilton", acmeCorp, 0)]
+        for (first, last, account, cases) in people {
+            let contact = org.insert("Contact", ["FirstName": .string(first), "LastName": .string(last), "AccountId": .string(account),
+                                                 "Email": .string("\(first.lowercased())@example.com")], orgID: acme)
+            for number in 0..<cases {
+                org.insert("Case", ["Subject": .string("\(first)'s case \(number + 1)"), "Status": "New", "ContactId": .string(contact)], orgID: acme)
+            }
+        }
+        org.insert("Account", ["Name": "Beta Labs", "Industry": "Research"], orgID: beta)
+        return org
+    }
+
+    /// Adds a record and returns its id (the object type's prefix, then a counter).
+    @discardableResult
+    public func insert(_ type: String, _ fields: [String: JSONValue], orgID: String) -> String {
+        state.withLock { state in Self.insert(type, fields, orgID: orgID, into: &state) }
+    }
+
+    static func insert(_ type: String, _ fields: [String: JSONValue], orgID: String, into state: inout State) -> String {
+        let prefix = schema[type]?.prefix ?? "a00"
+        let id = prefix + String(format: "%012d", state.nextNumber) + "AAA"
+        state.nextNumber += 1
+        var record = fields
+        record["Id"] = .string(id)
+        if type == "Contact" {
+            let first = record["FirstName"]?.stringValue.map { $0 + " " } ?? ""
+            record["Name"] = .string(first + (record["LastName"]?.stringValue ?? ""))
+        }
+        state.records[id] = Record(type: type, orgID: orgID, fields: record)
+        state.order.append(id)
+        return id
+    }
+
+    // MARK: Questions tests ask
+
+    /// Whether other live records refer to the record (cases of a contact, contacts of an account).
+    public func hasChildren(recordID: String) -> Bool {
+        state.withLock { state in
+            state.records.values.contains { !$0.isDeleted && ($0.fields["ContactId"]?.stringValue == recordID || $0.fields["AccountId"]?.stringValue == recordID) }
+        }
+    }
+
+    /// A live record's fields.
+    public func record(withID id: String) -> [String: JSONValue]? {
+        state.withLock { state in state.records[id].flatMap { $0.isDeleted ? nil : $0.fields } }
+    }
+
+    /// The requests the org has answered, as `METHOD /path`.
+    public var requestLog: [String] { state.withLock { $0.log } }
+
+    /// Queues a fault for the next requests.
+    public func injectFault(_ fault: Fault) { state.withLock { $0.faults.append(fault) } }
+
+    /// Invalidates every access token: the next data request answers 401 `INVALID_SESSION_ID`.
+    public func expireAccessTokens() { state.withLock { $0.accessTokens.removeAll() } }
+
+    /// The OAuth settings that log in to this org.
+    public var oauthConfig: OAuthConfig {
+        OAuthConfig(clientID: clientID, redirectURI: redirectURI, loginHost: baseURL, scopes: ["api", "refresh_token"])
+    }
+
+    /// Logs in (web-server flow with PKCE, through ``LoginSession``) and returns a client that
+    /// refreshes its token through the org's token endpoint.
+    public func loggedInClient(username: String? = nil) async throws -> RestClient {
+        let (credentials, _) = try await LoginSession(config: oauthConfig, transport: self).logIn(flow: .webServer, loginHint: username)
+        let tokens = TokenClient(config: oauthConfig, transport: self)
+        return RestClient(credentials: credentials, transport: self) { try await tokens.refresh($0) }
+    }
+}
