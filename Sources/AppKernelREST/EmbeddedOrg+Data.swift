@@ -38,11 +38,12 @@ extension EmbeddedOrg {
     }
 
     func nextPage(_ locator: String, version: String, _ state: inout State) -> HTTPResponse {
-        let parts = locator.split(separator: "-")
-        guard parts.count == 2, let offset = Int(parts[1]), let records = state.cursors[String(parts[0])] else {
+        // "<cursor>-<offset>"; the cursor may itself contain '-'.
+        guard let dash = locator.lastIndex(of: "-"), let offset = Int(locator[locator.index(after: dash)...]),
+              let records = state.cursors[String(locator[..<dash])] else {
             return Self.errors(400, "INVALID_QUERY_LOCATOR", "invalid query locator")
         }
-        return page(records, offset: offset, cursor: String(parts[0]), version: version, &state)
+        return page(records, offset: offset, cursor: String(locator[..<dash]), version: version, &state)
     }
 
     private func page(_ records: [JSONValue], offset: Int, cursor: String?, version: String, _ state: inout State) -> HTTPResponse {

@@ -79,8 +79,11 @@ extension EmbeddedOrg {
         }
         let stateParameter = query["state"] ?? ""
         guard let user = users.first(where: { $0.username == (query["login_hint"] ?? users.first?.username) }) else {
-            return Self.redirect(redirect + "#" + FormEncoding.encode([("error", "access_denied"), ("error_description", "end-user denied authorization"),
-                                                                        ("state", stateParameter)]))
+            // Errors come back where the flow's answer would: the fragment (token) or the query (code).
+            let separator = query["response_type"] == "token" ? "#" : "?"
+            return Self.redirect(redirect + separator + FormEncoding.encode([("error", "access_denied"),
+                                                                              ("error_description", "end-user denied authorization"),
+                                                                              ("state", stateParameter)]))
         }
         if query["response_type"] == "token" {
             let fields = issue(user, refresh: true, &state).map { ($0.key, $0.value) }.sorted { $0.0 < $1.0 }

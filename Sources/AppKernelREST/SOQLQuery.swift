@@ -20,6 +20,13 @@ public struct SOQLQuery: Sendable, Hashable {
         public var equals: Bool
         /// The value compared with.
         public var value: JSONValue
+
+        /// Creates a condition.
+        public init(field: String, equals: Bool, value: JSONValue) {
+            self.field = field
+            self.equals = equals
+            self.value = value
+        }
     }
 
     /// The selected fields, in order.
