@@ -78,6 +78,12 @@ public final class URLSessionTransport: HTTPTransport {
         session = URLSession(configuration: configuration, delegate: RedirectBlocker(), delegateQueue: nil)
     }
 
+    /// Creates a transport with a given session configuration (extra `protocolClasses`, for
+    /// instance); redirects are still never followed.
+    public init(configuration: URLSessionConfiguration) {
+        session = URLSession(configuration: configuration, delegate: RedirectBlocker(), delegateQueue: nil)
+    }
+
     deinit { session.finishTasksAndInvalidate() }
 
     /// Sends `request`; a 3xx comes back as it is.

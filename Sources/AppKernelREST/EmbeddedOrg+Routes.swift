@@ -6,6 +6,11 @@ extension EmbeddedOrg {
     /// Answers a request as the org.
     /// - Throws: ``ConnectionDropped`` for an injected dropped connection.
     public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+        try respond(to: request)
+    }
+
+    /// Answers a request synchronously (the URL-protocol path uses this).
+    public func respond(to request: HTTPRequest) throws -> HTTPResponse {
         try state.withLock { state in
             state.log.append("\(request.method) \(request.url.path)")
             if let fault = state.faults.first, case .dropNext(let count) = fault {

@@ -95,12 +95,15 @@ public final class EmbeddedOrg: HTTPTransport, Sendable {
     ]
 
     /// Creates an empty org.
+    /// - Parameter baseURL: Its instance and login host; by default a host of its own
+    ///   (`https://org-<random>.embedded.salesforce.test`), so orgs side by side never share one.
     public init(users: [User], clientID: String = "3MVG9-embedded", redirectURI: URL = URL(string: "appkernel://oauth/done")!,
-                baseURL: URL = URL(string: "https://embedded.salesforce.test")!, queryBatchSize: Int = 2000) {
+                baseURL: URL? = nil, queryBatchSize: Int = 2000) {
         self.users = users
         self.clientID = clientID
         self.redirectURI = redirectURI
-        self.baseURL = baseURL
+        let host = "org-" + SecureRandom.bytes(6).hexString + ".embedded.salesforce.test"
+        self.baseURL = baseURL ?? URL(string: "https://\(host)")!
         self.queryBatchSize = max(queryBatchSize, 1)
     }
 

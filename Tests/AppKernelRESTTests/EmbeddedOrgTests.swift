@@ -181,3 +181,26 @@ struct EmbeddedOrgEndpointTests {
         #expect(underlying == .serverError(code: "invalid_grant", description: "expired access/refresh token"))
     }
 }
+
+/// The embedded org through the real URLSession stack (a registered URLProtocol).
+struct EmbeddedOrgURLSessionTests {
+    @Test func loginQueryAndErrorsTravelThroughURLSession() async throws {
+        let org = EmbeddedOrg.sample()
+        let transport = org.urlSessionTransport()
+        let (credentials, identity) = try await LoginSession(config: org.oauthConfig, transport: transport).logIn(flow: .webServer)
+        #expect(identity.username == "ada@acme.com")
+        let tokens = TokenClient(config: org.oauthConfig, transport: transport)
+        let client = RestClient(credentials: credentials, transport: transport) { try await tokens.refresh($0) }
+        let page = try await client.send(request: client.request(forQuery: "SELECT Name FROM Account ORDER BY Name", apiVersion: nil)).asJSON()
+        #expect(page["records"]?.arrayValue?.map { $0["Name"]?.stringValue ?? "" } == ["Acme Corporation", "Globex"])
+        let created = try await client.send(request: client.requestForCreate(withObjectType: "Account", fields: ["Name": "Initech"], apiVersion: nil))
+        #expect(created.status == 201, "a JSON body reaches the org through URLSession")
+        org.expireAccessTokens()
+        let error = await #expect(throws: RestClientError.self) {
+            _ = try await client.send(request: client.requestForRetrieve(withObjectType: "Account", objectId: "001000000000999AAA", fieldList: nil, apiVersion: nil))
+        }
+        #expect(error?.serverErrors.first?.errorCode == "NOT_FOUND", "refreshed after the 401, then the real answer")
+        #expect(await client.refreshCount == 1)
+        #expect(org.requestLog.filter { $0 == "POST /services/oauth2/token" }.count == 2)
+    }
+}
