@@ -204,3 +204,30 @@ struct EmbeddedOrgURLSessionTests {
         #expect(org.requestLog.filter { $0 == "POST /services/oauth2/token" }.count == 2)
     }
 }
+
+/// The shared client for the current user refreshes through the account manager, so a refused
+/// refresh token logs the user out.
+@MainActor
+struct CurrentUserClientTests {
+    @Test func invalidGrantLogsTheUserOutThroughTheAccountManager() async throws {
+        let org = EmbeddedOrg.sample()
+        let accounts = try UserAccountManager(store: InMemoryCredentialStore(), transport: org)
+        let account = try await accounts.logIn(config: org.oauthConfig, flow: .webServer)
+        let client = try #require(RestClient.forCurrentUser(of: accounts, transport: org))
+        #expect(try await client.send(request: client.requestForVersions()).status == 200)
+        org.expireAccessTokens()
+        #expect(try await client.send(request: client.requestForVersions()).status == 200, "refreshed through the manager")
+        #expect(accounts.currentAccount?.credentials.accessToken == (await client.credentials.accessToken), "the manager stored the new token")
+        var events: [AccountEvent] = []
+        let observation = accounts.observe { events.append($0) }
+        try await TokenClient(config: org.oauthConfig, transport: org).revoke(token: try #require(account.credentials.refreshToken))
+        org.expireAccessTokens()
+        let error = await #expect(throws: RestClientError.self) { _ = try await client.send(request: client.requestForVersions()) }
+        guard case .apiFailed(_, let underlying as OAuthError, _)? = error else { Issue.record("\(String(describing: error))"); return }
+        #expect(underlying == .serverError(code: "invalid_grant", description: "expired access/refresh token"))
+        #expect(events.first == .willLogout(account.identity, .tokenExpired))
+        #expect(accounts.allAccounts.isEmpty)
+        #expect(RestClient.forCurrentUser(of: accounts, transport: org) == nil, "nobody is logged in")
+        withExtendedLifetime(observation) {}
+    }
+}
