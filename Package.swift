@@ -22,7 +22,7 @@ let package = Package(
         .target(name: "AppKernel", swiftSettings: strictSettings),
         .target(name: "AppKernelTesting", dependencies: ["AppKernel"], swiftSettings: strictSettings),
         .target(name: "AppKernelAuth", swiftSettings: strictSettings),
-        .target(name: "AppKernelSDK", dependencies: ["AppKernel", "AppKernelAuth"], swiftSettings: strictSettings),
+        .target(name: "AppKernelSDK", dependencies: ["AppKernel", "AppKernelAuth", "AppKernelREST"], swiftSettings: strictSettings),
         .target(name: "AppKernelREST", dependencies: ["AppKernel", "AppKernelAuth"], swiftSettings: strictSettings),
         .executableTarget(
             name: "LifecycleTour",
@@ -43,7 +43,7 @@ let package = Package(
             swiftSettings: strictSettings),
         .testTarget(name: "AppKernelRESTTests", dependencies: ["AppKernelREST", "AppKernel", "AppKernelAuth"],
                     swiftSettings: strictSettings),
-        .testTarget(name: "AppKernelSDKTests", dependencies: ["AppKernelSDK", "AppKernel", "AppKernelAuth", "AppKernelTesting"],
+        .testTarget(name: "AppKernelSDKTests", dependencies: ["AppKernelSDK", "AppKernel", "AppKernelAuth", "AppKernelREST", "AppKernelTesting"],
                     swiftSettings: strictSettings),
         .testTarget(name: "AppKernelAuthTests", dependencies: ["AppKernelAuth", "CredentialStoreWriter"], exclude: ["Fixtures"],
                     swiftSettings: strictSettings),

@@ -1,3 +1,4 @@
+import AppKernel
 import AppKernelAuth
 
 /// Whose stores these are.
@@ -22,6 +23,10 @@ public enum StoreOwner: Sendable, Hashable, CustomStringConvertible {
 public final class UserStoreRegistry {
     private var soupsByOwner: [StoreOwner: [SoupSpec]] = [:]
     private var syncsByOwner: [StoreOwner: [SyncSpec]] = [:]
+    private var recordsByOwner: [StoreOwner: [String: [String: [String: JSONValue]]]] = [:]   // owner → soup → Id → record
+
+    /// The field marking a record changed locally (MobileSync's `__local__`).
+    public static let localFlag = "__local__"
 
     /// Creates an empty registry.
     public init() {}
@@ -71,10 +76,46 @@ public final class UserStoreRegistry {
         return merged
     }
 
-    /// Removes everything the owner has (a logout's wipe).
+    /// Removes everything the owner has (a logout's wipe): soups, syncs and records.
     public func wipe(_ owner: StoreOwner) {
         soupsByOwner[owner] = nil
         syncsByOwner[owner] = nil
+        recordsByOwner[owner] = nil
+    }
+
+    // MARK: Records
+
+    /// The records of a soup, ordered by `Id`.
+    public func records(inSoup soup: String, for owner: StoreOwner) -> [[String: JSONValue]] {
+        (recordsByOwner[owner]?[soup] ?? [:]).sorted { $0.key < $1.key }.map(\.value)
+    }
+
+    /// The record with `id` in a soup.
+    public func record(withID id: String, inSoup soup: String, for owner: StoreOwner) -> [String: JSONValue]? {
+        recordsByOwner[owner]?[soup]?[id]
+    }
+
+    /// Inserts or replaces a record (keyed by its `Id`) in a registered soup.
+    /// - Throws: ``ConfigError`` (`unknownSoup`) when the soup is not registered for the owner,
+    ///   or (`missingKey`) for a record without an `Id`.
+    public func upsert(_ record: [String: JSONValue], intoSoup soup: String, for owner: StoreOwner) throws(ConfigError) {
+        guard soups(for: owner).contains(where: { $0.name == soup }) else {
+            throw ConfigError(code: .unknownSoup, file: StoreConfig.soupsFileName, keyPath: soup, reason: "the soup '\(soup)' is not registered for \(owner)")
+        }
+        guard let id = record["Id"]?.stringValue else {
+            throw ConfigError(code: .missingKey, file: StoreConfig.soupsFileName, keyPath: "\(soup).Id", reason: "a record needs an Id")
+        }
+        recordsByOwner[owner, default: [:]][soup, default: [:]][id] = record
+    }
+
+    /// Changes fields of a stored record locally and flags it (`__local__`), as an app edit does.
+    public func updateLocally(id: String, inSoup soup: String, for owner: StoreOwner, fields: [String: JSONValue]) throws(ConfigError) {
+        guard var record = record(withID: id, inSoup: soup, for: owner) else {
+            throw ConfigError(code: .invalidValue, file: StoreConfig.soupsFileName, keyPath: "\(soup).\(id)", reason: "no such record")
+        }
+        record.merge(fields) { _, new in new }
+        record[Self.localFlag] = true
+        try upsert(record, intoSoup: soup, for: owner)
     }
 
     /// The whole registry, to put back if a launch fails after changing it.
