@@ -6,7 +6,13 @@ extension EmbeddedOrg {
     /// Answers a request as the org.
     /// - Throws: ``ConnectionDropped`` for an injected dropped connection.
     public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
-        try respond(to: request)
+        let delay: Duration? = state.withLock { state in
+            guard let fault = state.faults.first, case .delayNext(let delay) = fault else { return nil }
+            state.faults.removeFirst()
+            return delay
+        }
+        if let delay { try await sleep(delay) }
+        return try respond(to: request)
     }
 
     /// Answers a request synchronously (the URL-protocol path uses this).

@@ -47,6 +47,8 @@ public final class EmbeddedOrg: HTTPTransport, Sendable {
         case failNext(Int, status: Int, errorCode: String = "SERVER_UNAVAILABLE", message: String = "injected failure")
         /// The next `count` requests get no answer (the transport throws, as a dropped connection).
         case dropNext(Int)
+        /// The next request is answered only after `delay` on the org's clock.
+        case delayNext(Duration)
     }
 
     /// The connection dropped (an injected fault).
@@ -65,6 +67,7 @@ public final class EmbeddedOrg: HTTPTransport, Sendable {
     public let users: [User]
     /// How many records a query page holds (Salesforce: 2000).
     public let queryBatchSize: Int
+    let sleep: @Sendable (Duration) async throws -> Void
 
     struct Record {
         var type: String
@@ -97,8 +100,10 @@ public final class EmbeddedOrg: HTTPTransport, Sendable {
     /// Creates an empty org.
     /// - Parameter baseURL: Its instance and login host; by default a host of its own
     ///   (`https://org-<random>.embedded.salesforce.test`), so orgs side by side never share one.
+    /// - Parameter clock: Measures injected delays (a `TestClock` in tests).
     public init(users: [User], clientID: String = "3MVG9-embedded", redirectURI: URL = URL(string: "appkernel://oauth/done")!,
-                baseURL: URL? = nil, queryBatchSize: Int = 2000) {
+                baseURL: URL? = nil, queryBatchSize: Int = 2000, clock: some Clock<Duration> = ContinuousClock()) {
+        self.sleep = { delay in try await clock.sleep(until: clock.now.advanced(by: delay), tolerance: nil) }
         self.users = users
         self.clientID = clientID
         self.redirectURI = redirectURI
@@ -110,11 +115,11 @@ public final class EmbeddedOrg: HTTPTransport, Sendable {
     /// A small seeded org: Acme's users Ada (current) and, in a second org, Bob; accounts; contacts,
     /// some with child cases (deleting those fails with `DELETE_FAILED`, as in a Developer
     /// Edition org).
-    public static func sample(queryBatchSize: Int = 2000) -> EmbeddedOrg {
+    public static func sample(queryBatchSize: Int = 2000, clock: some Clock<Duration> = ContinuousClock()) -> EmbeddedOrg {
         let acme = "00DACME000000001", beta = "00DBETA000000002"
         let org = EmbeddedOrg(users: [User(username: "ada@acme.com", userID: "005ADA000000001", orgID: acme, displayName: "Ada Lovelace"),
                                       User(username: "bob@beta.com", userID: "005BOB000000002", orgID: beta, displayName: "Bob Beta")],
-                              queryBatchSize: queryBatchSize)
+                              queryBatchSize: queryBatchSize, clock: clock)
         let acmeCorp = org.insert("Account", ["Name": "Acme Corporation", "Industry": "Manufacturing"], orgID: acme)
         let globex = org.insert("Account", ["Name": "Globex", "Industry": "Energy"], orgID: acme)
         let people: [(String, String, String, Int)] = [("Ada", "Lovelace", acmeCorp, 2), ("Alan", "Turing", acmeCorp, 0),

@@ -1,16 +1,17 @@
 import Foundation
 import Testing
 import AppKernelAuth
+import LoopbackServer
 
 /// Both flows end to end, over real HTTP on loopback, through URLSession.
 @Suite(.serialized)
 struct LoopbackLoginTests {
-    func config(_ server: LoopbackOAuthServer) -> OAuthConfig {
+    func config(_ server: PythonServer) -> OAuthConfig {
         OAuthConfig(clientID: LoopbackOAuthServer.clientID, redirectURI: URL(string: "test://callback")!,
                     loginHost: server.baseURL, scopes: ["api", "refresh_token"])
     }
 
-    func withServer(_ body: (LoopbackOAuthServer, OAuthConfig, URLSessionTransport) async throws -> Void) async throws {
+    func withServer(_ body: (PythonServer, OAuthConfig, URLSessionTransport) async throws -> Void) async throws {
         let server = try await LoopbackOAuthServer.start()
         defer { server.stop() }
         try await body(server, config(server), URLSessionTransport(timeout: 10))

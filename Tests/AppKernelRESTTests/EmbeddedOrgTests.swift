@@ -3,6 +3,7 @@ import Testing
 import AppKernel
 import AppKernelAuth
 import AppKernelREST
+import AppKernelTesting
 
 struct SOQLQueryTests {
     @Test func theSubsetParses() throws {
@@ -229,5 +230,20 @@ struct CurrentUserClientTests {
         #expect(accounts.allAccounts.isEmpty)
         #expect(RestClient.forCurrentUser(of: accounts, transport: org) == nil, "nobody is logged in")
         withExtendedLifetime(observation) {}
+    }
+}
+
+struct EmbeddedOrgDelayTests {
+    @Test func anInjectedDelayHoldsTheAnswerOnTheOrgsClock() async throws {
+        let clock = TestClock()
+        let org = EmbeddedOrg.sample(clock: clock)
+        let client = try await org.loggedInClient()
+        org.injectFault(.delayNext(.seconds(5)))
+        let answer = Task { try await client.send(request: client.requestForVersions()).status }
+        while clock.pendingCount == 0 { await Task.yield() }
+        await clock.advance(by: .seconds(4))
+        #expect(clock.pendingCount == 1, "still waiting")
+        await clock.advance(by: .seconds(1))
+        #expect(try await answer.value == 200)
     }
 }

@@ -1,0 +1,58 @@
+import Foundation
+import Testing
+import AppKernel
+import AppKernelAuth
+import AppKernelREST
+import LoopbackServer
+
+/// The REST client and the record list over real HTTP on loopback, through URLSession, against
+/// `Fixtures/rest_server.py`.
+@MainActor @Suite(.serialized)
+struct RESTLoopbackTests {
+    func withServer(_ body: (PythonServer, RestClient) async throws -> Void) async throws {
+        let server = try await PythonServer.start(script: URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("Fixtures/rest_server.py"))
+        defer { server.stop() }
+        let transport = URLSessionTransport(timeout: 10)
+        let config = OAuthConfig(clientID: "3MVG9-loopback", redirectURI: URL(string: "test://callback")!, loginHost: server.baseURL)
+        let tokens = TokenClient(config: config, transport: transport)
+        let expired = Credentials(accessToken: "A0", refreshToken: "R", instanceURL: server.baseURL,
+                                  identityURL: server.baseURL.appendingPathComponent("id/00D000000000001/005000000000001"),
+                                  userID: "005000000000001", orgID: "00D000000000001")
+        try await body(server, RestClient(credentials: expired, transport: transport) { try await tokens.refresh($0) })
+    }
+
+    @Test func theRecordListWorksOverHTTPAfterRefreshingAnExpiredToken() async throws {
+        try await withServer { _, client in
+            let list = RecordList(client: client, query: "SELECT Name, Id FROM Contact")
+            try await list.load()
+            #expect(list.rows.map { $0.name ?? "" } == ["Ada Lovelace", "Alan Turing", "Grace Hopper", "Linus Torvalds", "Margaret Hamilton"],
+                    "three pages followed")
+            #expect(await client.refreshCount == 1, "the expired token was refreshed once")
+            let before = list.rows.map(\.id)
+            let refused = await list.delete(at: 2)
+            #expect(refused.failureMessage == "Your attempt to delete Grace Hopper could not be completed because it is associated with the following cases.")
+            #expect(list.rows.map(\.id) == before)
+            let done = await list.delete(at: 1)
+            #expect(done.failureMessage == nil)
+            #expect(list.rows.map { $0.name ?? "" } == ["Ada Lovelace", "Grace Hopper", "Linus Torvalds", "Margaret Hamilton"])
+        }
+    }
+
+    @Test func createsAndErrorsTravelOverHTTP() async throws {
+        try await withServer { _, client in
+            let created = try await client.send(request: client.requestForCreate(withObjectType: "Contact", fields: ["LastName": "Johnson"], apiVersion: nil))
+            #expect(created.status == 201)
+            #expect(try created.asJSON()["success"] == true)
+            let missing = await #expect(throws: RestClientError.self) {
+                _ = try await client.send(request: client.requestForDelete(withObjectType: "Contact", objectId: "003NOPE", apiVersion: nil))
+            }
+            #expect(missing?.statusCode == 404)
+            #expect(missing?.serverErrors.first?.errorCode == "NOT_FOUND")
+            let malformed = await #expect(throws: RestClientError.self) {
+                _ = try await client.send(request: client.request(forQuery: "SELECT Id FROM Account", apiVersion: nil))
+            }
+            #expect(malformed?.serverErrors.first?.errorCode == "MALFORMED_QUERY")
+        }
+    }
+}
