@@ -157,6 +157,54 @@ public final class EmbeddedOrg: HTTPTransport, Sendable {
         return id
     }
 
+    // MARK: Persistence
+
+    /// The org's records, as stored in a folder.
+    private struct Snapshot: Codable {
+        struct StoredRecord: Codable {
+            var id: String
+            var type: String
+            var orgID: String
+            var isDeleted: Bool
+            /// The fields as a JSON object's text (types survive the round trip).
+            var fields: String
+        }
+        var nextNumber: Int
+        var records: [StoredRecord]
+    }
+
+    /// Writes the org's records to `directory/org.json` (atomically), so a later run can load them.
+    public func persist(to directory: URL) throws {
+        let snapshot = state.withLock { state in
+            Snapshot(nextNumber: state.nextNumber, records: state.order.compactMap { id in
+                state.records[id].map { record in
+                    Snapshot.StoredRecord(id: id, type: record.type, orgID: record.orgID, isDeleted: record.isDeleted,
+                                          fields: String(decoding: JSONValue.object(record.fields).jsonData(), as: UTF8.self))
+                }
+            })
+        }
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
+        try encoder.encode(snapshot).write(to: directory.appendingPathComponent("org.json"), options: .atomic)
+    }
+
+    /// Replaces the org's records with those persisted in `directory/org.json`.
+    /// - Throws: When the file is missing or not a snapshot.
+    public func restore(from directory: URL) throws {
+        let snapshot = try JSONDecoder().decode(Snapshot.self, from: Data(contentsOf: directory.appendingPathComponent("org.json")))
+        state.withLock { state in
+            state.records = [:]
+            state.order = []
+            for stored in snapshot.records {
+                let fields = (try? JSONValue(jsonData: Data(stored.fields.utf8)))?.objectValue ?? [:]
+                state.records[stored.id] = Record(type: stored.type, orgID: stored.orgID, fields: fields, isDeleted: stored.isDeleted)
+                state.order.append(stored.id)
+            }
+            state.nextNumber = snapshot.nextNumber
+        }
+    }
+
     // MARK: Questions tests ask
 
     /// Whether other live records refer to the record (cases of a contact, contacts of an account).

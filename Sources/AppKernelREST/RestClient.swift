@@ -50,6 +50,30 @@ public final class RestClient: Sendable {
         }
     }
 
+    // MARK: The shared client
+
+    @MainActor private static var sharedSetup: (accounts: UserAccountManager, transport: any HTTPTransport)?
+    @MainActor private static var sharedClient: (identity: UserAccountIdentity, client: RestClient)?
+
+    /// Makes ``shared`` serve the current user of `accounts`.
+    @MainActor
+    public static func configureShared(accounts: UserAccountManager, transport: any HTTPTransport) {
+        sharedSetup = (accounts, transport)
+        sharedClient = nil
+    }
+
+    /// The client of the current user of the configured account manager — the SDK's
+    /// `RestClient.shared`. A new user gets a new client; `nil` when nobody is logged in or
+    /// ``configureShared(accounts:transport:)`` was not called.
+    @MainActor
+    public static var shared: RestClient? {
+        guard let setup = sharedSetup, let identity = setup.accounts.currentIdentity else { return nil }
+        if let cached = sharedClient, cached.identity == identity { return cached.client }
+        guard let client = forCurrentUser(of: setup.accounts, transport: setup.transport) else { return nil }
+        sharedClient = (identity, client)
+        return client
+    }
+
     /// The credentials in use now (after any refresh).
     public var credentials: Credentials {
         get async { await tokens.credentials }

@@ -247,3 +247,48 @@ struct EmbeddedOrgDelayTests {
         #expect(try await answer.value == 200)
     }
 }
+
+@MainActor
+struct EmbeddedOrgMoreTests {
+    @Test func theOrgPersistsToAFolderAndRestores() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("org-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let org = EmbeddedOrg.sample()
+        let client = try await org.loggedInClient()
+        let created = try await client.send(request: client.requestForCreate(withObjectType: "Account", fields: ["Name": "Initech", "Industry": "Software"], apiVersion: nil))
+        let id = try #require(try created.asJSON()["id"]?.stringValue)
+        try org.persist(to: directory)
+        let later = EmbeddedOrg.sample()
+        try later.restore(from: directory)
+        #expect(later.record(withID: id)?["Name"] == "Initech")
+        let laterClient = try await later.loggedInClient()
+        let accounts = try await laterClient.send(request: laterClient.request(forQuery: "SELECT Name FROM Account ORDER BY Name", apiVersion: nil)).asJSON()
+        #expect(accounts["records"]?.arrayValue?.map { $0["Name"]?.stringValue ?? "" } == ["Acme Corporation", "Globex", "Initech"])
+        let next = try await laterClient.send(request: laterClient.requestForCreate(withObjectType: "Account", fields: ["Name": "Hooli"], apiVersion: nil))
+        #expect(try next.asJSON()["id"]?.stringValue != id, "ids keep counting after a restore")
+    }
+
+    @Test func anExpiredTokenWithoutARefresherIsInvalidSessionID() async throws {
+        let org = EmbeddedOrg.sample()
+        let (credentials, _) = try await LoginSession(config: org.oauthConfig, transport: org).logIn(flow: .webServer)
+        let client = RestClient(credentials: credentials, transport: org)
+        org.expireAccessTokens()
+        let error = await #expect(throws: RestClientError.self) { _ = try await client.send(request: client.requestForVersions()) }
+        #expect(error?.statusCode == 401)
+        #expect(error?.serverErrors.first?.errorCode == "INVALID_SESSION_ID")
+    }
+
+    @Test func theSharedClientFollowsTheCurrentUser() async throws {
+        let org = EmbeddedOrg.sample()
+        let accounts = try UserAccountManager(store: InMemoryCredentialStore(), transport: org)
+        RestClient.configureShared(accounts: accounts, transport: org)
+        #expect(RestClient.shared == nil, "nobody is logged in")
+        try await accounts.logIn(config: org.oauthConfig, flow: .webServer, loginHint: "ada@acme.com")
+        let adaClient = try #require(RestClient.shared)
+        #expect(RestClient.shared === adaClient, "kept for the same user")
+        try await accounts.logIn(config: org.oauthConfig, flow: .webServer, loginHint: "bob@beta.com")
+        let bobClient = try #require(RestClient.shared)
+        #expect(bobClient !== adaClient)
+        #expect(await bobClient.credentials.orgID == "00DBETA000000002")
+    }
+}
