@@ -7,7 +7,18 @@ import Foundation
 public struct RestRequest: Sendable, Hashable, Identifiable {
     /// The HTTP methods the Salesforce REST API uses.
     public enum Method: String, Sendable, Hashable, CaseIterable {
-        case get = "GET", post = "POST", patch = "PATCH", put = "PUT", delete = "DELETE", head = "HEAD"
+        /// `GET`.
+        case get = "GET"
+        /// `POST`.
+        case post = "POST"
+        /// `PATCH`.
+        case patch = "PATCH"
+        /// `PUT`.
+        case put = "PUT"
+        /// `DELETE`.
+        case delete = "DELETE"
+        /// `HEAD`.
+        case head = "HEAD"
     }
 
     /// A stable identifier.
