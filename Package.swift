@@ -16,6 +16,7 @@ let package = Package(
         .library(name: "AppKernelAuth", targets: ["AppKernelAuth"]),
         .library(name: "AppKernelSDK", targets: ["AppKernelSDK"]),
         .library(name: "AppKernelREST", targets: ["AppKernelREST"]),
+        .library(name: "AppKernelPOSIX", targets: ["AppKernelPOSIX"]),
     ],
     dependencies: [],
     targets: [
@@ -24,6 +25,7 @@ let package = Package(
         .target(name: "AppKernelAuth", swiftSettings: strictSettings),
         .target(name: "AppKernelSDK", dependencies: ["AppKernel", "AppKernelAuth", "AppKernelREST"], swiftSettings: strictSettings),
         .target(name: "AppKernelREST", dependencies: ["AppKernel", "AppKernelAuth"], swiftSettings: strictSettings),
+        .target(name: "AppKernelPOSIX", dependencies: ["AppKernel", "AppKernelSDK"], swiftSettings: strictSettings),
         .executableTarget(
             name: "LifecycleTour",
             dependencies: ["AppKernel", "AppKernelTesting"],
@@ -41,6 +43,13 @@ let package = Package(
             dependencies: ["AppKernelAuth"],
             path: "Tests/Helpers/CredentialStoreWriter",
             swiftSettings: strictSettings),
+        .executableTarget(
+            name: "ProcessHostDemo",
+            dependencies: ["AppKernel", "AppKernelPOSIX"],
+            path: "Tests/Helpers/ProcessHostDemo",
+            swiftSettings: strictSettings),
+        .testTarget(name: "AppKernelPOSIXTests", dependencies: ["AppKernelPOSIX", "AppKernel", "AppKernelTesting", "ProcessHostDemo"],
+                    swiftSettings: strictSettings),
         .target(name: "LoopbackServer", path: "Tests/Support/LoopbackServer", swiftSettings: strictSettings),
         .testTarget(name: "AppKernelRESTTests", dependencies: ["AppKernelREST", "AppKernel", "AppKernelAuth", "AppKernelTesting", "LoopbackServer"],
                     exclude: ["Fixtures"],

@@ -1,0 +1,313 @@
+import AppKernel
+import AppKernelSDK
+import Dispatch
+import Foundation
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Runs an ``Application`` as a Linux process: the process's signals, memory pressure and
+/// systemd's notify protocol drive the same life cycle the simulated host drives in tests.
+///
+/// ```swift
+/// @main enum Server {
+///     @MainActor static func main() async {
+///         exit(await ProcessHost.run(delegate: AppDelegate()))
+///     }
+/// }
+/// ```
+///
+/// | signal | effect (defaults) |
+/// |---|---|
+/// | SIGTERM, SIGINT | terminate gracefully (resign, background, disconnect, `willTerminate`) within ``Configuration/terminationDeadline``; a second SIGINT, or the deadline, forces exit 1 and says which step was running |
+/// | SIGTSTP | enter the background, then stop (as the shell expects) |
+/// | SIGCONT | back to the foreground |
+/// | SIGHUP | configuration changed: `RELOADING=1`, ``onConfigurationChange`` (the SDK manager reloads its boot config), `READY=1` |
+/// | SIGUSR1 | memory warning |
+///
+/// Other signals are left to the system. Signals that arrive together count once per kind.
+@MainActor
+public final class ProcessHost {
+    /// How the host runs.
+    public struct Configuration: Sendable {
+        /// How long a graceful termination may take. Default 5 s.
+        public var terminationDeadline: Duration
+        /// Memory-pressure input; `nil` turns it off.
+        public var memoryPressure: MemoryPressureSource?
+        /// The process's arguments (without the program name).
+        public var arguments: [String]
+        /// The process's environment (`NOTIFY_SOCKET`, `WATCHDOG_USEC`, `APPKERNEL_TRACE`, …).
+        public var environment: [String: String]
+        /// Where log lines go.
+        public var log: any LogHandler
+        /// The application's settings.
+        public var application: ApplicationConfiguration
+
+        /// Creates a configuration from the process (arguments and environment) by default.
+        public init(terminationDeadline: Duration = .seconds(5), memoryPressure: MemoryPressureSource? = MemoryPressureSource(),
+                    arguments: [String] = Array(CommandLine.arguments.dropFirst()),
+                    environment: [String: String] = ProcessInfo.processInfo.environment,
+                    log: any LogHandler = StandardErrorLogHandler(), application: ApplicationConfiguration = ApplicationConfiguration()) {
+            self.terminationDeadline = terminationDeadline
+            self.memoryPressure = memoryPressure
+            self.arguments = arguments
+            self.environment = environment
+            self.log = log
+            self.application = application
+        }
+    }
+
+    /// The application.
+    public let application: Application
+    /// The host's settings.
+    public let configuration: Configuration
+    /// The launch timeline (exported when `APPKERNEL_TRACE=path` is set).
+    public let timeline = LaunchTimeline()
+    /// The systemd connection, when `NOTIFY_SOCKET` is set.
+    public let systemd: SystemdNotifier?
+    /// Runs on SIGHUP, between `RELOADING=1` and `READY=1`.
+    public var onConfigurationChange: (@MainActor () async -> Void)?
+    /// An SDK manager whose launch the host waits for before `READY=1`, whose phases it reports
+    /// as `STATUS=`, and whose boot config a SIGHUP reloads.
+    public var sdkManager: SDKManager? {
+        didSet { attachSDKManager() }
+    }
+
+    private let state = SharedBox()
+    private var sources: [any DispatchSourceSignal] = []
+    private var terminated: CheckedContinuation<Void, Never>?
+    private var backgroundTasks: [Task<Void, Never>] = []
+    private let launchArguments: LaunchArguments
+    private let clock = ContinuousClock()
+
+    /// What the signal queue and the main actor share.
+    struct SharedState {
+        var terminating = false
+        var currentStep = "idle"
+        var sigintCount = 0
+    }
+
+    /// The shared state behind a lock, as a reference the signal queue can hold.
+    final class SharedBox: Sendable {
+        let mutex = Mutex(SharedState())
+        func withLock<Result>(_ body: (inout SharedState) -> Result) -> Result { mutex.withLock { body(&$0) } }
+    }
+
+    /// Runs `delegate`'s application until it terminates; returns the exit status.
+    public static func run(delegate: any ApplicationDelegate, interface: (any FrameworkInterface)? = nil,
+                           bootLoader: BootLoader = BootLoader(), configuration: Configuration = Configuration(),
+                           sdkManager: SDKManager? = nil) async -> Int32 {
+        do {
+            let host = try ProcessHost(delegate: delegate, interface: interface, bootLoader: bootLoader, configuration: configuration)
+            host.sdkManager = sdkManager
+            return await host.run()
+        } catch {
+            configuration.log.log(.error, "\(error)")
+            return 2
+        }
+    }
+
+    /// Creates a host and its application (not launched yet).
+    /// - Throws: ``LaunchArguments/Error`` for bad arguments.
+    public init(delegate: any ApplicationDelegate, interface: (any FrameworkInterface)? = nil, bootLoader: BootLoader = BootLoader(),
+                configuration: Configuration = Configuration()) throws {
+        self.configuration = configuration
+        self.launchArguments = try LaunchArguments(arguments: configuration.arguments, environment: configuration.environment)
+        self.application = Application(delegate: delegate, interface: interface, bootLoader: bootLoader,
+                                       clock: ContinuousClock(), configuration: configuration.application)
+        self.systemd = SystemdNotifier(environment: configuration.environment)
+        timeline.record(application)
+        _ = application.addPipelineObserver { [state] stage, event in
+            state.withLock { $0.currentStep = "\(stage).\(event.name.rawValue)" }
+        }
+    }
+
+    /// Launches the application and serves it until it terminates; returns the exit status (0).
+    public func run() async -> Int32 {
+        installSignalHandlers()
+        let launchStart = application.uptime
+        do {
+            try application.handle(.launch(launchArguments.options, inBackground: launchArguments.inBackground))
+        } catch {
+            configuration.log.log(.error, "the launch was refused: \(error)")
+            return 2
+        }
+        if let manager = sdkManager {
+            await manager.automaticLaunch?.value
+            for step in manager.lastResult?.timeline ?? [] {
+                timeline.add("sdk.\(step.phase)", category: "sdk", start: step.start, end: step.end)
+            }
+        }
+        for phase in application.bootLoader.timeline {
+            timeline.add("bootLoader.\(phase.name)", category: "bootLoader", start: phase.start, end: phase.end ?? phase.start)
+        }
+        timeline.finish(at: application.uptime)
+        exportTimeline(launchStart: launchStart)
+        systemd?.notify("READY=1")
+        systemd?.notify("STATUS=running")
+        configuration.log.log(.info, "launched (\(application.state)) in \(application.uptime - launchStart)")
+        startWatchdog()
+        startMemoryMonitor()
+        if application.state != .terminated {
+            await withCheckedContinuation { terminated = $0 }
+        }
+        for task in backgroundTasks { task.cancel() }
+        for source in sources { source.cancel() }
+        return 0
+    }
+
+    // MARK: Signals
+
+    private func installSignalHandlers() {
+        let queue = DispatchQueue(label: "appkernel.signals")
+        let reference = HostReference(self)
+        for number in [SIGTERM, SIGINT, SIGTSTP, SIGCONT, SIGHUP, SIGUSR1] {
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
+            source.setEventHandler(handler: Self.signalHandler(number, state: state, host: reference))
+            source.resume()
+            sources.append(source)
+        }
+    }
+
+    /// The handler of one signal, made outside the main actor: it runs on the signal queue (a
+    /// second SIGINT must work even when the main actor hangs) and hops to the main actor for the
+    /// rest.
+    nonisolated private static func signalHandler(_ number: Int32, state: SharedBox, host: HostReference) -> @Sendable () -> Void {
+        {
+            if number == SIGINT {
+                let (count, terminating) = state.withLock { shared -> (Int, Bool) in
+                    shared.sigintCount += 1
+                    return (shared.sigintCount, shared.terminating)
+                }
+                if count > 1 && terminating { forceExit(state: state, reason: "a second SIGINT") }
+            }
+            Task { @MainActor in host.host?.handleSignal(number) }
+        }
+    }
+
+    /// A weak reference to the host for the signal handlers.
+    /// `@unchecked Sendable`: `host` is set once at creation and only read on the main actor.
+    final class HostReference: @unchecked Sendable {
+        weak var host: ProcessHost?
+        init(_ host: ProcessHost) { self.host = host }
+    }
+
+    private func handleSignal(_ number: Int32) {
+        switch number {
+        case SIGTERM, SIGINT: terminate()
+        case SIGTSTP:
+            _ = try? application.handle(.enterBackground(scene: nil))
+            configuration.log.log(.info, "stopped (SIGTSTP)")
+            kill(getpid(), SIGSTOP)
+        case SIGCONT:
+            if application.state == .background || application.state == .suspended {
+                _ = try? application.handle(.enterForeground(scene: nil))
+            }
+        case SIGHUP:
+            Task { await reloadConfiguration() }
+        case SIGUSR1:
+            _ = try? application.handle(.memoryWarning)
+        default: break
+        }
+    }
+
+    /// Terminates gracefully, with the deadline enforced off the main actor.
+    public func terminate() {
+        let alreadyTerminating = state.withLock { shared in
+            defer { shared.terminating = true }
+            return shared.terminating
+        }
+        guard !alreadyTerminating else { return }
+        systemd?.notify("STOPPING=1")
+        let deadline = configuration.terminationDeadline
+        let components = deadline.components
+        let nanoseconds = Int(components.seconds) * 1_000_000_000 + Int(components.attoseconds / 1_000_000_000)
+        DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(nanoseconds)) { [state] in
+            Self.forceExit(state: state, reason: "the termination deadline of \(deadline)")
+        }
+        _ = try? application.handle(.terminate)
+        state.withLock { $0.currentStep = "terminated" }
+        terminated?.resume()
+        terminated = nil
+    }
+
+    /// Exits at once with status 1, saying what was still running — unless termination finished.
+    nonisolated static func forceExit(state: SharedBox, reason: String) {
+        let step = state.withLock { $0.currentStep }
+        guard step != "terminated" else { return }
+        FileHandle.standardError.write(Data("appkernel: ERROR forced exit after \(reason); still running: \(step)\n".utf8))
+        _exit(1)
+    }
+
+    private func reloadConfiguration() async {
+        systemd?.notify("RELOADING=1")
+        configuration.log.log(.info, "reloading configuration (SIGHUP)")
+        if let manager = sdkManager, manager.configDirectory != nil {
+            let previous = manager.bootConfig
+            manager.bootConfig = nil
+            do { try manager.loadConfig() } catch {
+                manager.bootConfig = previous
+                configuration.log.log(.error, "the boot config could not be reloaded: \(error)")
+            }
+        }
+        await onConfigurationChange?()
+        systemd?.notify("READY=1")
+    }
+
+    // MARK: Watchdog, memory, SDK
+
+    private func startWatchdog() {
+        guard let systemd, let interval = systemd.watchdogInterval else { return }
+        backgroundTasks.append(Task { @MainActor [clock] in
+            // Runs on the main actor: a hung main actor stops the pings, and systemd restarts us.
+            while !Task.isCancelled {
+                systemd.notify("WATCHDOG=1")
+                do { try await clock.sleep(for: interval / 2) } catch { return }
+            }
+        })
+    }
+
+    private func startMemoryMonitor() {
+        guard let source = configuration.memoryPressure else { return }
+        var monitor = MemoryPressureMonitor(source: source)
+        guard !monitor.availableInputs.isEmpty else {
+            configuration.log.log(.notice, "memory-pressure monitoring is off: neither \(source.psiPath) nor \(source.cgroupEventsPath) can be read")
+            return
+        }
+        backgroundTasks.append(Task { @MainActor [weak self, clock] in
+            let start = clock.now
+            while !Task.isCancelled {
+                do { try await clock.sleep(for: source.pollInterval) } catch { return }
+                guard let self else { return }
+                if monitor.check(at: start.duration(to: clock.now)) {
+                    self.configuration.log.log(.warning, "memory pressure: sending a memory warning")
+                    _ = try? self.application.handle(.memoryWarning)
+                }
+            }
+        })
+    }
+
+    private func attachSDKManager() {
+        guard let manager = sdkManager else { return }
+        if manager.application == nil { manager.attach(to: application) }
+        for phase in LaunchPhase.allCases {
+            manager.hooks.before(phase, label: "ProcessHost.status") { [weak self] _ in self?.systemd?.notify("STATUS=launch phase \(phase)") }
+        }
+    }
+
+    private func exportTimeline(launchStart: Duration) {
+        guard let path = configuration.environment["APPKERNEL_TRACE"], !path.isEmpty else { return }
+        do {
+            try timeline.chromeTraceJSON().write(to: URL(fileURLWithPath: path), options: .atomic)
+            configuration.log.log(.info, "launch timeline written to \(path)")
+        } catch {
+            configuration.log.log(.error, "the launch timeline could not be written to \(path): \(error)")
+        }
+    }
+}

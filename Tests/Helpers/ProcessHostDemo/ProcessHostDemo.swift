@@ -1,0 +1,79 @@
+// A child process for AppKernelPOSIXTests: an AppKernel app run by ProcessHost, printing each
+// callback on its own line ("scene.didBecomeActive", "app.willTerminate", …). Environment:
+//   APPKERNEL_TERMINATION_DEADLINE_MS  the graceful-termination deadline
+//   DEMO_HANG_ON_TERMINATE=1           willTerminate never returns (the deadline forces the exit)
+//   DEMO_BLOCK_MAIN_MS=n               after launch, block the main actor for n ms (watchdog pings stop)
+//   DEMO_PSI_PATH=path                 read memory pressure from this PSI file, every 50 ms
+import AppKernel
+import AppKernelPOSIX
+import Foundation
+
+@MainActor
+func say(_ line: String) { FileHandle.standardOutput.write(Data((line + "\n").utf8)) }
+
+@MainActor
+final class DemoSceneDelegate: SceneDelegate {
+    func scene(_ scene: Scene, willConnectTo session: SceneSession, options: SceneConnectionOptions) { say("scene.willConnect") }
+    func sceneWillEnterForeground(_ scene: Scene) { say("scene.willEnterForeground") }
+    func sceneDidBecomeActive(_ scene: Scene) { say("scene.didBecomeActive") }
+    func sceneWillResignActive(_ scene: Scene) { say("scene.willResignActive") }
+    func sceneDidEnterBackground(_ scene: Scene) { say("scene.didEnterBackground") }
+    func sceneDidDisconnect(_ scene: Scene) { say("scene.didDisconnect") }
+}
+
+@MainActor
+final class DemoDelegate: ApplicationDelegate {
+    let environment = ProcessInfo.processInfo.environment
+
+    func application(_ application: Application, didFinishLaunchingWithOptions options: LaunchOptions) -> Bool {
+        say("app.didFinishLaunching(\(options.url?.absoluteString ?? "-"))")
+        if let milliseconds = environment["DEMO_BLOCK_MAIN_MS"].flatMap(UInt32.init) {
+            Task { @MainActor in
+                await Task.yield()
+                say("demo.blocking")
+                usleep(milliseconds * 1000)   // the main actor is stuck: no watchdog pings meanwhile
+                say("demo.unblocked")
+            }
+        }
+        return true
+    }
+
+    func application(_ application: Application, configurationForConnecting session: SceneSession,
+                     options: SceneConnectionOptions) -> SceneConfiguration {
+        SceneConfiguration(name: "Demo") { DemoSceneDelegate() }
+    }
+
+    func applicationDidReceiveMemoryWarning(_ application: Application) { say("app.memoryWarning") }
+
+    func applicationWillTerminate(_ application: Application) {
+        say("app.willTerminate")
+        if environment["DEMO_HANG_ON_TERMINATE"] == "1" {
+            while true { usleep(100_000) }
+        }
+    }
+}
+
+@main
+enum ProcessHostDemo {
+    @MainActor
+    static func main() async {
+        let environment = ProcessInfo.processInfo.environment
+        var configuration = ProcessHost.Configuration(log: StandardErrorLogHandler(minimumLevel: .info))
+        if let milliseconds = environment["APPKERNEL_TERMINATION_DEADLINE_MS"].flatMap(Int.init) {
+            configuration.terminationDeadline = .milliseconds(milliseconds)
+        }
+        configuration.memoryPressure = environment["DEMO_PSI_PATH"].map {
+            MemoryPressureSource(psiPath: $0, cgroupEventsPath: "/nonexistent", psiThreshold: 10, pollInterval: .milliseconds(50), minimumInterval: .zero)
+        }
+        do {
+            let host = try ProcessHost(delegate: DemoDelegate(), configuration: configuration)
+            host.onConfigurationChange = { say("host.reload") }
+            let status = await host.run()
+            say("host.exit(\(status))")
+            exit(status)
+        } catch {
+            FileHandle.standardError.write(Data("demo: \(error)\n".utf8))
+            exit(2)
+        }
+    }
+}
