@@ -56,11 +56,12 @@ public final class LaunchTimeline {
         self.open = nil
     }
 
-    /// Chrome trace-event JSON: one complete (`"ph": "X"`) event per step, times in microseconds.
+    /// Chrome trace-event JSON: one complete (`"ph": "X"`) event per step, times in microseconds
+    /// (each duration is end minus start in whole microseconds, so contiguous steps add up exactly).
     public func chromeTraceJSON(processID: Int32 = ProcessInfo.processInfo.processIdentifier) -> Data {
         let events: [JSONValue] = steps.map { step in
             ["name": .string(step.name), "cat": .string(step.category), "ph": "X", "ts": .int(Self.micros(step.start)),
-             "dur": .int(Self.micros(step.duration)), "pid": .int(Int(processID)), "tid": 1]
+             "dur": .int(Self.micros(step.end) - Self.micros(step.start)), "pid": .int(Int(processID)), "tid": 1]
         }
         let document: JSONValue = ["traceEvents": .array(events), "displayTimeUnit": "ms"]
         return Data(document.description.utf8)

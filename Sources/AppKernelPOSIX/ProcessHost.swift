@@ -81,6 +81,7 @@ public final class ProcessHost {
     private let state = SharedBox()
     private var sources: [any DispatchSourceSignal] = []
     private var terminated: CheckedContinuation<Void, Never>?
+    private var stepObserver: ListenerToken?
     private var backgroundTasks: [Task<Void, Never>] = []
     private let launchArguments: LaunchArguments
     private let clock = ContinuousClock()
@@ -122,7 +123,8 @@ public final class ProcessHost {
                                        clock: ContinuousClock(), configuration: configuration.application)
         self.systemd = SystemdNotifier(environment: configuration.environment)
         timeline.record(application)
-        _ = application.addPipelineObserver { [state] stage, event in
+        // Kept: a dropped token would stop the observer at once.
+        stepObserver = application.addPipelineObserver { [state] stage, event in
             state.withLock { $0.currentStep = "\(stage).\(event.name.rawValue)" }
         }
     }

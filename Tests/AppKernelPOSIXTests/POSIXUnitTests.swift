@@ -1,0 +1,111 @@
+import Foundation
+import Testing
+import AppKernel
+import AppKernelPOSIX
+import AppKernelTesting
+#if canImport(Glibc)
+import Glibc
+#endif
+
+struct LaunchArgumentsTests {
+    @Test func flagsAndEnvironmentBecomeLaunchOptions() throws {
+        let parsed = try LaunchArguments(arguments: ["--open-url", "app://x", "--source-app", "mail", "--shortcut", "new", "--user-activity", "view",
+                                                     "--location", "--", "--app-flag"],
+                                         environment: ["APPKERNEL_OPEN_URL": "app://env"])
+        #expect(parsed.options.url == URL(string: "app://x"), "a flag wins over the environment")
+        #expect(parsed.options.sourceApplication == "mail")
+        #expect(parsed.options.shortcutItem?.type == "new")
+        #expect(parsed.options.userActivity?.activityType == "view")
+        #expect(parsed.options.location)
+        #expect(!parsed.inBackground)
+        #expect(parsed.remaining == ["--app-flag"])
+        #expect(try LaunchArguments(arguments: ["--fetch"]).inBackground)
+        #expect(try LaunchArguments(arguments: [], environment: ["APPKERNEL_BACKGROUND": "1"]).inBackground)
+        #expect(try LaunchArguments(arguments: ["--custom"], strict: false).remaining == ["--custom"])
+    }
+
+    @Test(arguments: [["--bogus"], ["--open-url"], ["--open-url", "no scheme"], ["--source-app", "--location"]])
+    func badArgumentsAreRefused(_ arguments: [String]) {
+        let error = #expect(throws: LaunchArguments.Error.self) { _ = try LaunchArguments(arguments: arguments) }
+        #expect(error?.description.contains("Flags: --background") == true)
+    }
+}
+
+struct MemoryPressureTests {
+    @Test func psiAndCgroupEventsParse() {
+        #expect(MemoryPressureMonitor.psiAverage10("some avg10=12.50 avg60=1.00 avg300=0.00 total=99\nfull avg10=3.00 avg60=0 avg300=0 total=1") == 12.5)
+        #expect(MemoryPressureMonitor.psiAverage10("garbage") == nil)
+        #expect(MemoryPressureMonitor.events("low 0\nhigh 3\nmax 1\noom 0\noom_kill 0\n") == ["low": 0, "high": 3, "max": 1, "oom": 0, "oom_kill": 0])
+    }
+
+    @Test func warningsFollowThresholdsNewEventsAndTheRateLimit() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pressure-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let psi = directory.appendingPathComponent("psi"), events = directory.appendingPathComponent("events")
+        var monitor = MemoryPressureMonitor(source: MemoryPressureSource(psiPath: psi.path, cgroupEventsPath: events.path, psiThreshold: 10,
+                                                                         minimumInterval: .seconds(30)))
+        #expect(monitor.availableInputs.isEmpty)
+        let quiet = monitor.check(at: .zero)
+        #expect(!quiet, "no files: no warning, no crash")
+        try Data("some avg10=5.00 avg60=0 avg300=0 total=0".utf8).write(to: psi)
+        try Data("high 0\nmax 0\n".utf8).write(to: events)
+        let calm = monitor.check(at: .seconds(1))
+        #expect(!calm)
+        try Data("high 2\nmax 0\n".utf8).write(to: events)
+        let high = monitor.check(at: .seconds(2))
+        #expect(high, "new 'high' events")
+        try Data("some avg10=50.00 avg60=0 avg300=0 total=0".utf8).write(to: psi)
+        let limited = monitor.check(at: .seconds(10))
+        #expect(!limited, "rate-limited")
+        let later = monitor.check(at: .seconds(40))
+        #expect(later, "PSI over the threshold")
+    }
+}
+
+struct SystemdNotifierTests {
+    @Test func theEnvironmentDecidesTheSocketAndTheWatchdog() {
+        #expect(SystemdNotifier(environment: [:]) == nil)
+        let notifier = SystemdNotifier(environment: ["NOTIFY_SOCKET": "/run/x.sock", "WATCHDOG_USEC": "3000000"])
+        #expect(notifier?.watchdogInterval == .seconds(3))
+        #expect(SystemdNotifier(environment: ["NOTIFY_SOCKET": "/run/x.sock", "WATCHDOG_USEC": "3000000", "WATCHDOG_PID": "1"])?.watchdogInterval == nil,
+                "the watchdog belongs to another process")
+        #expect(notifier?.notify("READY=1") == false, "no such socket: nothing sent, no crash")
+    }
+
+    @Test func messagesReachADatagramSocket() throws {
+        let socket = try NotifySocket()
+        defer { socket.close() }
+        let notifier = try #require(SystemdNotifier(environment: ["NOTIFY_SOCKET": socket.path]))
+        #expect(notifier.notify("READY=1"))
+        #expect(notifier.notify("STATUS=launch phase auth"))
+        let deadline = Date().addingTimeInterval(5)
+        while socket.messages.count < 2 && Date() < deadline { sched_yield() }
+        #expect(socket.messages == ["READY=1", "STATUS=launch phase auth"])
+    }
+}
+
+@MainActor
+struct LaunchTimelineTests {
+    @Test func stepsExportAsChromeTraceEventsAndATable() throws {
+        let clock = TestClock()
+        let app = Application(delegate: DefaultApplicationDelegate(), clock: clock)
+        let timeline = LaunchTimeline()
+        timeline.record(app)
+        try app.handle(.launch(LaunchOptions(), inBackground: false))
+        clock.simulateWork(for: .milliseconds(3))
+        timeline.finish(at: app.uptime)
+        timeline.add("sdk.auth", category: "sdk", start: .milliseconds(1), end: .milliseconds(2))
+        #expect(timeline.steps.first?.name == "app.willFinishLaunching")
+        #expect(timeline.steps.contains { $0.name == "sdk.auth" && $0.duration == .milliseconds(1) })
+        let json = try #require(try JSONSerialization.jsonObject(with: timeline.chromeTraceJSON(processID: 42)) as? [String: Any])
+        let events = try #require(json["traceEvents"] as? [[String: Any]])
+        #expect(events.count == timeline.steps.count)
+        #expect(events.first { ($0["name"] as? String) == "sdk.auth" }?["ts"] as? Int == 1000)
+        #expect(events.first { ($0["name"] as? String) == "sdk.auth" }?["dur"] as? Int == 1000)
+        #expect(events.allSatisfy { $0["pid"] as? Int == 42 })
+        #expect(timeline.table().contains("sdk.auth"))
+        #expect(LogLevel.warning.description == "WARNING")
+        #expect(LogLevel.error > LogLevel.info)
+    }
+}
