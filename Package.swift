@@ -45,7 +45,7 @@ let package = Package(
             swiftSettings: strictSettings),
         .executableTarget(
             name: "ProcessHostDemo",
-            dependencies: ["AppKernel", "AppKernelPOSIX"],
+            dependencies: ["AppKernel", "AppKernelPOSIX", "AppKernelSDK"],
             path: "Tests/Helpers/ProcessHostDemo",
             swiftSettings: strictSettings),
         .testTarget(name: "AppKernelPOSIXTests", dependencies: ["AppKernelPOSIX", "AppKernel", "AppKernelTesting", "ProcessHostDemo"],

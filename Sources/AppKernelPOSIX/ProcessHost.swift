@@ -124,8 +124,10 @@ public final class ProcessHost {
         self.systemd = SystemdNotifier(environment: configuration.environment)
         timeline.record(application)
         // Kept: a dropped token would stop the observer at once.
+        let systemd = self.systemd
         stepObserver = application.addPipelineObserver { [state] stage, event in
             state.withLock { $0.currentStep = "\(stage).\(event.name.rawValue)" }
+            if stage == .bootLoader, case .bootPhase(let phase) = event { systemd?.notify("STATUS=bootLoader \(phase)") }
         }
     }
 

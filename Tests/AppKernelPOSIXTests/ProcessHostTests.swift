@@ -100,7 +100,32 @@ struct SystemdProtocolTests {
         child.send(SIGTERM)
         #expect(await child.waitForExit() == 0)
         #expect(await child.waitUntil { _, _ in socket.messages.contains("STOPPING=1") })
-        #expect(socket.messages == ["READY=1", "STATUS=running", "RELOADING=1", "READY=1", "STOPPING=1"])
+        let phases = ["setupWindow", "startRunOnceServices", "startNonLazyServices", "startAutoStartServiceGroups", "showWindow", "startLauncher"]
+        #expect(socket.messages == phases.map { "STATUS=bootLoader \($0)" } + ["READY=1", "STATUS=running", "RELOADING=1", "READY=1", "STOPPING=1"])
+    }
+
+    @Test func withAnSDKManagerReadyWaitsForItsLaunchAndSIGHUPReloadsItsBootConfig() async throws {
+        let socket = try NotifySocket()
+        defer { socket.close() }
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sdk-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let config = { (key: String) in
+            Data(#"{"remoteAccessConsumerKey": "\#(key)", "oauthRedirectURI": "demo://done", "shouldAuthenticate": false}"#.utf8)
+        }
+        try config("3MVG9-first").write(to: directory.appendingPathComponent("bootconfig.json"))
+        let child = try ChildProcess(environment: ["NOTIFY_SOCKET": socket.path, "DEMO_SDK_CONFIG": directory.path])
+        #expect(await child.waitUntil { _, _ in socket.messages.contains("STATUS=running") })
+        let messages = socket.messages
+        let sdkPhases = ["config", "sdkInit", "passcode", "auth", "rootController"].map { "STATUS=launch phase \($0)" }
+        #expect(sdkPhases.allSatisfy(messages.contains))
+        let ready = try #require(messages.firstIndex(of: "READY=1"))
+        #expect(messages.firstIndex(of: "STATUS=launch phase rootController").map { $0 < ready } == true, "READY=1 after the SDK manager's launch")
+        try config("3MVG9-second").write(to: directory.appendingPathComponent("bootconfig.json"))
+        child.send(SIGHUP)
+        #expect(await child.waitForLine("host.reload(3MVG9-second)"))
+        child.send(SIGTERM)
+        #expect(await child.waitForExit() == 0)
     }
 
     @Test func watchdogPingsAtHalfTheIntervalAndStopWhileTheMainActorIsBlocked() async throws {

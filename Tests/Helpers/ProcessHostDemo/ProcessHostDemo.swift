@@ -4,8 +4,10 @@
 //   DEMO_HANG_ON_TERMINATE=1           willTerminate never returns (the deadline forces the exit)
 //   DEMO_BLOCK_MAIN_MS=n               after launch, block the main actor for n ms (watchdog pings stop)
 //   DEMO_PSI_PATH=path                 read memory pressure from this PSI file, every 50 ms
+//   DEMO_SDK_CONFIG=dir                attach an SDK manager whose bootconfig.json lives in dir
 import AppKernel
 import AppKernelPOSIX
+import AppKernelSDK
 import Foundation
 
 @MainActor
@@ -68,6 +70,11 @@ enum ProcessHostDemo {
         do {
             let host = try ProcessHost(delegate: DemoDelegate(), configuration: configuration)
             host.onConfigurationChange = { say("host.reload") }
+            if let directory = environment["DEMO_SDK_CONFIG"] {
+                let manager = SDKManager(configDirectory: URL(fileURLWithPath: directory))
+                host.sdkManager = manager
+                host.onConfigurationChange = { say("host.reload(\(manager.bootConfig?.remoteAccessConsumerKey ?? "-"))") }
+            }
             let status = await host.run()
             say("host.exit(\(status))")
             exit(status)
