@@ -93,6 +93,7 @@ extension Application {
                                   runAfterHooks: Bool = true, _ deliver: () -> Result) -> Delivery<Result> {
         let hooked = hooks.hasHooks(at: event)
         if hooked {
+            observe(.hooks, event.record(payload))
             try? hooks.runBefore(event, payload, onFailure: .report(reportHookError))
             let result = (try? hooks.runHandle(event, payload, onFailure: .report(reportHookError))) ?? .continue
             if result.stops {

@@ -9,6 +9,8 @@ public enum PipelineStage: Sendable, Hashable, CustomStringConvertible {
     case sceneDelegate(String)
     /// The system decided something on its own (suspension, a task's expiry).
     case system
+    /// The event's `before` and `handle` hooks are about to run (reported only where it has hooks).
+    case hooks
     /// A `handle` hook stopped the event with this result; listeners, the delegate and `after`
     /// hooks did not run.
     case hookStop(HookResult)
@@ -23,6 +25,7 @@ public enum PipelineStage: Sendable, Hashable, CustomStringConvertible {
         case .applicationDelegate: "app"
         case .sceneDelegate(let id): id
         case .system: "system"
+        case .hooks: "hooks"
         case .hookStop(let result): "hooks(\(result))"
         case .bootLoader: "bootLoader"
         }

@@ -6,6 +6,8 @@ public struct MemoryPressureSource: Sendable, Hashable {
     public var psiPath: String
     /// cgroup v2 `memory.events` (`low`, `high`, `max`, `oom`, `oom_kill` counters).
     public var cgroupEventsPath: String
+    /// cgroup v2 `memory.pressure` (the cgroup's own PSI, same format), read when present.
+    public var cgroupPressurePath: String
     /// `some avg10` at or above this (percent of time stalled) is pressure. Default 10.
     public var psiThreshold: Double
     /// How often the files are read. Default 2 s.
@@ -15,16 +17,18 @@ public struct MemoryPressureSource: Sendable, Hashable {
 
     /// Creates a source; the defaults read the process's own pressure files.
     public init(psiPath: String = "/proc/pressure/memory", cgroupEventsPath: String = "/sys/fs/cgroup/memory.events",
+                cgroupPressurePath: String = "/sys/fs/cgroup/memory.pressure",
                 psiThreshold: Double = 10, pollInterval: Duration = .seconds(2), minimumInterval: Duration = .seconds(30)) {
         self.psiPath = psiPath
         self.cgroupEventsPath = cgroupEventsPath
+        self.cgroupPressurePath = cgroupPressurePath
         self.psiThreshold = psiThreshold
         self.pollInterval = pollInterval
         self.minimumInterval = minimumInterval
     }
 }
 
-/// Turns memory pressure into memory warnings: PSI above its threshold, or new `high`/`max`/`oom`
+/// Turns memory pressure into memory warnings: PSI (the system's or the cgroup's) above its threshold, or new `high`/`max`/`oom`
 /// events in the cgroup, raise one warning, at most once per ``MemoryPressureSource/minimumInterval``.
 /// Files that do not exist switch that input off (with a log line), never crash.
 public struct MemoryPressureMonitor: Sendable {
@@ -38,14 +42,16 @@ public struct MemoryPressureMonitor: Sendable {
 
     /// Which inputs exist.
     public var availableInputs: [String] {
-        [source.psiPath, source.cgroupEventsPath].filter { FileManager.default.isReadableFile(atPath: $0) }
+        [source.psiPath, source.cgroupPressurePath, source.cgroupEventsPath].filter { FileManager.default.isReadableFile(atPath: $0) }
     }
 
     /// Reads the files now (at `time`, on any monotonic scale) and says whether to warn.
     public mutating func check(at time: Duration) -> Bool {
         var pressured = false
-        if let text = try? String(contentsOfFile: source.psiPath, encoding: .utf8), let average = Self.psiAverage10(text) {
-            pressured = average >= source.psiThreshold
+        for path in [source.psiPath, source.cgroupPressurePath] {
+            if let text = try? String(contentsOfFile: path, encoding: .utf8), let average = Self.psiAverage10(text) {
+                pressured = pressured || average >= source.psiThreshold
+            }
         }
         if let text = try? String(contentsOfFile: source.cgroupEventsPath, encoding: .utf8) {
             let events = Self.events(text)

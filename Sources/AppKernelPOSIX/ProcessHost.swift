@@ -30,11 +30,35 @@ import Darwin
 /// | SIGHUP | configuration changed: `RELOADING=1`, ``onConfigurationChange`` (the SDK manager reloads its boot config), `READY=1` |
 /// | SIGUSR1 | memory warning |
 ///
-/// Other signals are left to the system. Signals that arrive together count once per kind.
+/// The mapping is ``Configuration/signalActions``; other signals are left to the system. Signals
+/// that arrive together count once per kind.
 @MainActor
 public final class ProcessHost {
+    /// What a signal does.
+    public enum SignalAction: String, Sendable, Hashable, CaseIterable {
+        /// Terminate gracefully (a second SIGINT forces the exit).
+        case terminate
+        /// Enter the background, then stop the process (SIGSTOP), as a shell's Ctrl-Z expects.
+        case backgroundAndStop
+        /// Return to the foreground.
+        case foreground
+        /// Configuration changed: reload.
+        case reloadConfiguration
+        /// Send a memory warning.
+        case memoryWarning
+    }
+
+    /// The default mapping: TERM and INT terminate, TSTP backgrounds and stops, CONT returns, HUP
+    /// reloads, USR1 warns about memory.
+    nonisolated public static let defaultSignalActions: [Int32: SignalAction] = [
+        SIGTERM: .terminate, SIGINT: .terminate, SIGTSTP: .backgroundAndStop, SIGCONT: .foreground,
+        SIGHUP: .reloadConfiguration, SIGUSR1: .memoryWarning,
+    ]
+
     /// How the host runs.
     public struct Configuration: Sendable {
+        /// Which signals the host handles and how; signals not listed are left to the system.
+        public var signalActions: [Int32: SignalAction]
         /// How long a graceful termination may take. Default 5 s.
         public var terminationDeadline: Duration
         /// Memory-pressure input; `nil` turns it off.
@@ -49,10 +73,12 @@ public final class ProcessHost {
         public var application: ApplicationConfiguration
 
         /// Creates a configuration from the process (arguments and environment) by default.
-        public init(terminationDeadline: Duration = .seconds(5), memoryPressure: MemoryPressureSource? = MemoryPressureSource(),
+        public init(signalActions: [Int32: SignalAction] = ProcessHost.defaultSignalActions,
+                    terminationDeadline: Duration = .seconds(5), memoryPressure: MemoryPressureSource? = MemoryPressureSource(),
                     arguments: [String] = Array(CommandLine.arguments.dropFirst()),
                     environment: [String: String] = ProcessInfo.processInfo.environment,
                     log: any LogHandler = StandardErrorLogHandler(), application: ApplicationConfiguration = ApplicationConfiguration()) {
+            self.signalActions = signalActions
             self.terminationDeadline = terminationDeadline
             self.memoryPressure = memoryPressure
             self.arguments = arguments
@@ -170,10 +196,10 @@ public final class ProcessHost {
     private func installSignalHandlers() {
         let queue = DispatchQueue(label: "appkernel.signals")
         let reference = HostReference(self)
-        for number in [SIGTERM, SIGINT, SIGTSTP, SIGCONT, SIGHUP, SIGUSR1] {
+        for (number, action) in configuration.signalActions.sorted(by: { $0.key < $1.key }) {
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
-            source.setEventHandler(handler: Self.signalHandler(number, state: state, host: reference))
+            source.setEventHandler(handler: Self.signalHandler(number, action: action, state: state, host: reference))
             source.resume()
             sources.append(source)
         }
@@ -182,16 +208,17 @@ public final class ProcessHost {
     /// The handler of one signal, made outside the main actor: it runs on the signal queue (a
     /// second SIGINT must work even when the main actor hangs) and hops to the main actor for the
     /// rest.
-    nonisolated private static func signalHandler(_ number: Int32, state: SharedBox, host: HostReference) -> @Sendable () -> Void {
+    nonisolated private static func signalHandler(_ number: Int32, action: SignalAction, state: SharedBox,
+                                                  host: HostReference) -> @Sendable () -> Void {
         {
-            if number == SIGINT {
+            if action == .terminate && number == SIGINT {
                 let (count, terminating) = state.withLock { shared -> (Int, Bool) in
                     shared.sigintCount += 1
                     return (shared.sigintCount, shared.terminating)
                 }
                 if count > 1 && terminating { forceExit(state: state, reason: "a second SIGINT") }
             }
-            Task { @MainActor in host.host?.handleSignal(number) }
+            Task { @MainActor in host.host?.perform(action) }
         }
     }
 
@@ -202,22 +229,21 @@ public final class ProcessHost {
         init(_ host: ProcessHost) { self.host = host }
     }
 
-    private func handleSignal(_ number: Int32) {
-        switch number {
-        case SIGTERM, SIGINT: terminate()
-        case SIGTSTP:
+    private func perform(_ action: SignalAction) {
+        switch action {
+        case .terminate: terminate()
+        case .backgroundAndStop:
             _ = try? application.handle(.enterBackground(scene: nil))
             configuration.log.log(.info, "stopped (SIGTSTP)")
             kill(getpid(), SIGSTOP)
-        case SIGCONT:
+        case .foreground:
             if application.state == .background || application.state == .suspended {
                 _ = try? application.handle(.enterForeground(scene: nil))
             }
-        case SIGHUP:
+        case .reloadConfiguration:
             Task { await reloadConfiguration() }
-        case SIGUSR1:
+        case .memoryWarning:
             _ = try? application.handle(.memoryWarning)
-        default: break
         }
     }
 
@@ -281,7 +307,7 @@ public final class ProcessHost {
         guard let source = configuration.memoryPressure else { return }
         var monitor = MemoryPressureMonitor(source: source)
         guard !monitor.availableInputs.isEmpty else {
-            configuration.log.log(.notice, "memory-pressure monitoring is off: neither \(source.psiPath) nor \(source.cgroupEventsPath) can be read")
+            configuration.log.log(.notice, "memory-pressure monitoring is off: none of \(source.psiPath), \(source.cgroupPressurePath), \(source.cgroupEventsPath) can be read")
             return
         }
         backgroundTasks.append(Task { @MainActor [weak self, clock] in

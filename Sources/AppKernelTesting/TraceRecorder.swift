@@ -33,8 +33,10 @@ public final class TraceRecorder {
         public static let hookStops = Options(rawValue: 8)
         /// The BootLoader's phases (`bootLoader.bootPhase(setupWindow)`).
         public static let bootLoader = Options(rawValue: 16)
+        /// Hooks about to run at a point that has some (`hooks.willResignActive`).
+        public static let hookRuns = Options(rawValue: 32)
         /// Everything.
-        public static let all: Options = [.delegates, .listeners, .system, .hookStops, .bootLoader]
+        public static let all: Options = [.delegates, .listeners, .system, .hookStops, .bootLoader, .hookRuns]
     }
 
     /// One recorded step.
@@ -90,6 +92,7 @@ public final class TraceRecorder {
         case .listeners: options.contains(.listeners)
         case .applicationDelegate, .sceneDelegate: options.contains(.delegates)
         case .system: options.contains(.system)
+        case .hooks: options.contains(.hookRuns)
         case .hookStop: options.contains(.hookStops)
         case .bootLoader: options.contains(.bootLoader)
         }

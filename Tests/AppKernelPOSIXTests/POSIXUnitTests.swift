@@ -43,8 +43,9 @@ struct MemoryPressureTests {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let psi = directory.appendingPathComponent("psi"), events = directory.appendingPathComponent("events")
-        var monitor = MemoryPressureMonitor(source: MemoryPressureSource(psiPath: psi.path, cgroupEventsPath: events.path, psiThreshold: 10,
-                                                                         minimumInterval: .seconds(30)))
+        var monitor = MemoryPressureMonitor(source: MemoryPressureSource(psiPath: psi.path, cgroupEventsPath: events.path,
+                                                                         cgroupPressurePath: directory.appendingPathComponent("cgroup-psi").path,
+                                                                         psiThreshold: 10, minimumInterval: .seconds(30)))
         #expect(monitor.availableInputs.isEmpty)
         let quiet = monitor.check(at: .zero)
         #expect(!quiet, "no files: no warning, no crash")
@@ -60,6 +61,10 @@ struct MemoryPressureTests {
         #expect(!limited, "rate-limited")
         let later = monitor.check(at: .seconds(40))
         #expect(later, "PSI over the threshold")
+        try Data("some avg10=1.00 avg60=0 avg300=0 total=0".utf8).write(to: psi)
+        try Data("some avg10=70.00 avg60=0 avg300=0 total=0".utf8).write(to: directory.appendingPathComponent("cgroup-psi"))
+        let cgroup = monitor.check(at: .seconds(80))
+        #expect(cgroup, "the cgroup's own memory.pressure counts too")
     }
 }
 
@@ -92,11 +97,14 @@ struct LaunchTimelineTests {
         let app = Application(delegate: DefaultApplicationDelegate(), clock: clock)
         let timeline = LaunchTimeline()
         timeline.record(app)
+        app.hooks.before(.didFinishLaunching) { _ in clock.simulateWork(for: .milliseconds(2)) }
         try app.handle(.launch(LaunchOptions(), inBackground: false))
         clock.simulateWork(for: .milliseconds(3))
         timeline.finish(at: app.uptime)
         timeline.add("sdk.auth", category: "sdk", start: .milliseconds(1), end: .milliseconds(2))
         #expect(timeline.steps.first?.name == "app.willFinishLaunching")
+        #expect(timeline.steps.first { $0.name == "hooks.didFinishLaunching" }?.duration == .milliseconds(2),
+                "the hooks' time is their own step, not the step before")
         #expect(timeline.steps.contains { $0.name == "sdk.auth" && $0.duration == .milliseconds(1) })
         let json = try #require(try JSONSerialization.jsonObject(with: timeline.chromeTraceJSON(processID: 42)) as? [String: Any])
         let events = try #require(json["traceEvents"] as? [[String: Any]])

@@ -80,6 +80,19 @@ struct ProcessHostSignalTests {
         #expect(bad.errors.contains("unknown flag '--open-ur'"))
     }
 
+    @Test func theSignalMappingIsConfigurableAndUnmappedSignalsAreLeftToTheSystem() async throws {
+        let child = try ChildProcess(environment: ["DEMO_USR2_TERMINATES": "1"])
+        #expect(await child.waitForLine("scene.didBecomeActive"))
+        child.send(SIGUSR2)
+        #expect(await child.waitForExit() == 0)
+        #expect(child.lines.suffix(2) == ["app.willTerminate", "host.exit(0)"])
+        let unmapped = try ChildProcess(environment: ["DEMO_USR2_TERMINATES": "1"])
+        #expect(await unmapped.waitForLine("scene.didBecomeActive"))
+        unmapped.send(SIGUSR1)
+        #expect(await unmapped.waitForExit() == 128 + SIGUSR1, "the system's default action: the process dies of SIGUSR1")
+        #expect(!unmapped.lines.contains("app.memoryWarning"))
+    }
+
     static func processState(_ pid: Int32) -> String? {
         guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return nil }
         return status.split(separator: "\n").first { $0.hasPrefix("State:") }?.split(separator: "\t").last.map { String($0.prefix(1)) }

@@ -5,6 +5,7 @@
 //   DEMO_BLOCK_MAIN_MS=n               after launch, block the main actor for n ms (watchdog pings stop)
 //   DEMO_PSI_PATH=path                 read memory pressure from this PSI file, every 50 ms
 //   DEMO_SDK_CONFIG=dir                attach an SDK manager whose bootconfig.json lives in dir
+//   DEMO_USR2_TERMINATES=1             map SIGUSR2 to termination and leave SIGUSR1 to the system
 import AppKernel
 import AppKernelPOSIX
 import AppKernelSDK
@@ -61,11 +62,16 @@ enum ProcessHostDemo {
     static func main() async {
         let environment = ProcessInfo.processInfo.environment
         var configuration = ProcessHost.Configuration(log: StandardErrorLogHandler(minimumLevel: .info))
+        if environment["DEMO_USR2_TERMINATES"] == "1" {
+            configuration.signalActions[SIGUSR2] = .terminate
+            configuration.signalActions[SIGUSR1] = nil
+        }
         if let milliseconds = environment["APPKERNEL_TERMINATION_DEADLINE_MS"].flatMap(Int.init) {
             configuration.terminationDeadline = .milliseconds(milliseconds)
         }
         configuration.memoryPressure = environment["DEMO_PSI_PATH"].map {
-            MemoryPressureSource(psiPath: $0, cgroupEventsPath: "/nonexistent", psiThreshold: 10, pollInterval: .milliseconds(50), minimumInterval: .zero)
+            MemoryPressureSource(psiPath: $0, cgroupEventsPath: "/nonexistent", cgroupPressurePath: "/nonexistent", psiThreshold: 10,
+                                 pollInterval: .milliseconds(50), minimumInterval: .zero)
         }
         do {
             let host = try ProcessHost(delegate: DemoDelegate(), configuration: configuration)
