@@ -17,6 +17,7 @@ let package = Package(
         .library(name: "AppKernelSDK", targets: ["AppKernelSDK"]),
         .library(name: "AppKernelREST", targets: ["AppKernelREST"]),
         .library(name: "AppKernelPOSIX", targets: ["AppKernelPOSIX"]),
+        .library(name: "AppKernelModules", targets: ["AppKernelModules"]),
     ],
     dependencies: [],
     targets: [
@@ -26,6 +27,7 @@ let package = Package(
         .target(name: "AppKernelSDK", dependencies: ["AppKernel", "AppKernelAuth", "AppKernelREST"], swiftSettings: strictSettings),
         .target(name: "AppKernelREST", dependencies: ["AppKernel", "AppKernelAuth"], swiftSettings: strictSettings),
         .target(name: "AppKernelPOSIX", dependencies: ["AppKernel", "AppKernelSDK"], swiftSettings: strictSettings),
+        .target(name: "AppKernelModules", dependencies: ["AppKernel"], swiftSettings: strictSettings),
         .executableTarget(
             name: "LifecycleTour",
             dependencies: ["AppKernel", "AppKernelTesting"],
@@ -49,6 +51,8 @@ let package = Package(
             path: "Tests/Helpers/ProcessHostDemo",
             swiftSettings: strictSettings),
         .testTarget(name: "AppKernelPOSIXTests", dependencies: ["AppKernelPOSIX", "AppKernel", "AppKernelTesting", "ProcessHostDemo"],
+                    swiftSettings: strictSettings),
+        .testTarget(name: "AppKernelModulesTests", dependencies: ["AppKernelModules", "AppKernel", "AppKernelTesting"],
                     swiftSettings: strictSettings),
         .target(name: "LoopbackServer", path: "Tests/Support/LoopbackServer", swiftSettings: strictSettings),
         .testTarget(name: "AppKernelRESTTests", dependencies: ["AppKernelREST", "AppKernel", "AppKernelAuth", "AppKernelTesting", "LoopbackServer"],

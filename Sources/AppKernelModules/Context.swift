@@ -1,0 +1,216 @@
+import AppKernel
+
+/// The control centre of micro-applications and services — mPaaS's `DTContext`, one per
+/// ``Application``.
+///
+/// ```swift
+/// let context = Context(application: app)
+/// context.registerApplication(named: "Home") { HomeApp() }
+/// context.startApplication("Home", params: [:], animated: false)
+/// context.startApplication("Transfer", params: ["amount": "10"], launchMode: .present)
+/// ```
+///
+/// Stack rules (mPaaS's): starting an app pauses the one below and pushes it; starting an app
+/// already on the stack pops everything above it (each gets `willTerminate` and is destroyed) and
+/// resumes it with the new params; starting the launcher pops to the root; only the top app can
+/// exit itself; an app whose `applicationShouldTerminate` answers `false` is not popped (the start
+/// that needed it fails and says why); a second instance of an app only if its delegate allows
+/// it. The process's life cycle reaches the apps: background pauses the top app, foreground
+/// resumes it, a memory warning reaches all, termination terminates them top-down.
+@MainActor
+public final class Context {
+    /// The application this context belongs to.
+    public let application: Application
+    /// The name of the root app; starting it pops to the root.
+    public var launcherName: String?
+    /// The apps on the stack, bottom first.
+    public private(set) var applicationStack: [MicroApplication] = []
+    /// Why the last refused start or exit was refused.
+    public private(set) var lastRefusal: String?
+    /// Observes stack changes (for a UI).
+    public var onStackChange: (@MainActor ([MicroApplication]) -> Void)?
+
+    var factories: [String: @MainActor () -> any MicroApplicationDelegate] = [:]
+    private var nextID = 1
+    private var tokens: [ListenerToken] = []
+    /// The services.
+    public let services: ServiceRegistry
+    /// The services' shutdown, started when the application terminates.
+    public private(set) var shutdown: Task<Void, Never>?
+
+    /// Creates the context of `application` and follows its life cycle.
+    public init(application: Application) {
+        self.application = application
+        self.services = ServiceRegistry(application: application)
+        tokens = [
+            application.addListener(for: .didEnterBackground) { [weak self] _ in self?.pauseTop() },
+            application.addListener(for: .willEnterForeground) { [weak self] _ in self?.resumeTop() },
+            application.addListener(for: .didReceiveMemoryWarning) { [weak self] _ in
+                for app in self?.applicationStack.reversed() ?? [] { app.delegate.applicationDidReceiveMemoryWarning(app) }
+            },
+            application.addListener(for: .willTerminate) { [weak self] _ in self?.terminateAll() },
+        ]
+    }
+
+    /// The app on top, the one the user sees.
+    public var currentApplication: MicroApplication? { applicationStack.last }
+
+    /// The newest app on the stack with `name`; `nil` if none.
+    public func findApplication(named name: String) -> MicroApplication? { applicationStack.last { $0.name == name } }
+
+    /// Registers an app by name; its delegate is made only when it starts.
+    /// - Returns: `false` (and changes nothing) when the name is taken.
+    @discardableResult
+    public func registerApplication(named name: String, delegate factory: @escaping @MainActor () -> any MicroApplicationDelegate) -> Bool {
+        guard factories[name] == nil else {
+            lastRefusal = "an application named '\(name)' is already registered"
+            return false
+        }
+        factories[name] = factory
+        return true
+    }
+
+    /// The registered app names, sorted.
+    public var registeredApplicationNames: [String] { factories.keys.sorted() }
+
+    // MARK: Starting
+
+    /// Starts an app, pushed (animated or not). See ``startApplication(_:params:launchMode:)``.
+    @discardableResult
+    public func startApplication(_ name: String, params: [String: String], animated: Bool) -> Bool {
+        startApplication(name, params: params, launchMode: .push(animated: animated))
+    }
+
+    /// Starts an app with a launch mode. An app already on the stack is brought back (what is
+    /// above it is popped) and resumed with `params`, unless it allows several instances.
+    /// - Returns: Whether the app is now on top; ``lastRefusal`` says why not.
+    @discardableResult
+    public func startApplication(_ name: String, params: [String: String], launchMode: LaunchMode) -> Bool {
+        guard let factory = factories[name] else { return refuse("no application named '\(name)' is registered") }
+        if name == launcherName, let root = applicationStack.first, root.name == name {
+            return bringBack(root, params: params)
+        }
+        if let existing = findApplication(named: name), !existing.delegate.applicationAllowsMultipleInstances(existing) {
+            return bringBack(existing, params: params)
+        }
+        let app = MicroApplication(name: name, id: nextID, delegate: factory())
+        nextID += 1
+        app.delegate.applicationDidCreate(app)
+        guard app.delegate.applicationShouldStart(app, options: params) else {
+            app.state = .terminated
+            return refuse("'\(name)' refused to start (applicationShouldStart answered false)")
+        }
+        app.params = params
+        app.launchMode = app.delegate.application(app, overrideLaunchMode: launchMode) ?? launchMode
+        app.delegate.application(app, willStartLaunchingWithOptions: params)
+        if let below = currentApplication, below.state == .running {
+            below.delegate.applicationWillPause(below)
+            below.state = .paused
+        }
+        app.rootController = app.delegate.rootController(in: app)
+        applicationStack.append(app)
+        app.state = application.state.isForeground || application.state == .notRunning ? .running : .paused
+        app.delegate.applicationDidFinishLaunching(app)
+        onStackChange?(applicationStack)
+        return true
+    }
+
+    /// Pops everything above `app` (top first) and resumes it with `params`.
+    private func bringBack(_ app: MicroApplication, params: [String: String]) -> Bool {
+        guard let index = applicationStack.firstIndex(where: { $0 === app }) else { return false }
+        let above = applicationStack[(index + 1)...]
+        if let blocker = above.reversed().first(where: { !$0.delegate.applicationShouldTerminate($0) }) {
+            return refuse("'\(blocker.name)' refused to terminate (applicationShouldTerminate answered false), so '\(app.name)' cannot be brought back")
+        }
+        for top in above.reversed() { destroy(top, animated: false) }
+        applicationStack.removeSubrange((index + 1)...)
+        app.params = params
+        app.delegate.application(app, willResumeWithOptions: params)
+        app.state = .running
+        app.delegate.applicationDidResume(app)
+        app.delegate.application(app, didResumeWithOptions: params)
+        onStackChange?(applicationStack)
+        return true
+    }
+
+    // MARK: Exiting
+
+    /// The top app exits itself. An app that is not on top cannot exit (only a forced exit
+    /// removes it); an app whose `applicationShouldTerminate` answers `false` stays.
+    @discardableResult
+    public func exitApplication(_ app: MicroApplication, animated: Bool = true) -> Bool {
+        guard app === currentApplication else {
+            return refuse("'\(app.name)' is not on top; only the top application can exit itself (use forceExitApplication)")
+        }
+        guard app.delegate.applicationShouldTerminate(app) else {
+            return refuse("'\(app.name)' refused to terminate (applicationShouldTerminate answered false)")
+        }
+        destroy(app, animated: animated)
+        applicationStack.removeLast()
+        resumeTop()
+        onStackChange?(applicationStack)
+        return true
+    }
+
+    /// Removes an app wherever it is on the stack, whatever its delegate says.
+    public func forceExitApplication(_ app: MicroApplication) {
+        guard let index = applicationStack.firstIndex(where: { $0 === app }) else { return }
+        let wasTop = index == applicationStack.count - 1
+        destroy(app, animated: false)
+        applicationStack.remove(at: index)
+        if wasTop { resumeTop() }
+        onStackChange?(applicationStack)
+    }
+
+    /// Exits every app, top first (forced).
+    public func exitAllApplications() {
+        for app in applicationStack.reversed() { destroy(app, animated: false) }
+        applicationStack.removeAll()
+        onStackChange?(applicationStack)
+    }
+
+    private func destroy(_ app: MicroApplication, animated: Bool) {
+        app.delegate.applicationWillTerminate(app, animated: animated)
+        app.state = .terminated
+        app.rootController = nil
+    }
+
+    private func refuse(_ reason: String) -> Bool {
+        lastRefusal = reason
+        return false
+    }
+
+    // MARK: The process's life cycle
+
+    private func pauseTop() {
+        guard let top = currentApplication, top.state == .running else { return }
+        top.delegate.applicationWillPause(top)
+        top.state = .paused
+    }
+
+    private func resumeTop() {
+        guard let top = currentApplication, top.state == .paused, application.state != .background else { return }
+        top.state = .running
+        top.delegate.applicationDidResume(top)
+    }
+
+    private func terminateAll() {
+        exitAllApplications()
+        shutdown = Task { [services] in await services.shutdown() }
+    }
+
+    // MARK: Services (mPaaS's names)
+
+    /// A started service; see ``ServiceRegistry/findService(named:)``.
+    public func findService(named name: String) -> (any Service)? { services.findService(named: name) }
+
+    /// Registers a service instance; `false` for a duplicate name.
+    @discardableResult
+    public func registerService(_ service: any Service, forName name: String) -> Bool { services.register(service, forName: name) }
+
+    /// Unregisters a service (it is told `willDestroy`).
+    public func unregisterService(named name: String) { services.unregisterService(named: name) }
+
+    /// Waits until the eager and auto-start services have started.
+    public func servicesReady() async throws(ServiceError) { try await services.servicesReady() }
+}

@@ -1,0 +1,360 @@
+import AppKernel
+
+/// The services of an application: registration, dependency-ordered parallel start, lookups,
+/// readiness and shutdown. Reached through ``Context``.
+///
+/// Start rules: dependencies first; independent services start concurrently (each as soon as
+/// its last dependency has started — Kahn's algorithm, O(services + edges)); a cycle or a
+/// missing dependency is reported before anything starts, with its path (`A → B → C → A`); each
+/// service starts exactly once, even when several lookups race for a lazy one; a failing service
+/// fails the boot (naming it and the chain that needed it) or is marked failed and skipped, per
+/// its policy; per-service and whole-boot deadlines run on the application's clock; shutdown runs
+/// in exact reverse order of completed starts, each `willDestroy` once.
+@MainActor
+public final class ServiceRegistry {
+    final class Entry {
+        let name: String
+        let dependencies: [String]
+        let mode: ServiceStartMode
+        let policy: ServiceFailurePolicy
+        let deadline: Duration?
+        let factory: @MainActor () -> any Service
+        var instance: (any Service)?
+        var state: ServiceState = .registered
+        var waiters: [CheckedContinuation<Void, Never>] = []
+        var task: Task<Void, Never>?
+
+        init(name: String, dependencies: [String], mode: ServiceStartMode, policy: ServiceFailurePolicy, deadline: Duration?,
+             factory: @escaping @MainActor () -> any Service) {
+            self.name = name
+            self.dependencies = dependencies
+            self.mode = mode
+            self.policy = policy
+            self.deadline = deadline
+            self.factory = factory
+        }
+    }
+
+    /// One call's wait for a set of services.
+    final class Run {
+        var pending: Set<String>
+        var error: ServiceError?
+        var continuation: CheckedContinuation<Void, Never>?
+        init(pending: Set<String>) { self.pending = pending }
+    }
+
+    /// The application (its clock measures deadlines).
+    public let application: Application
+    /// How long one service may take to start when it names no deadline; `nil`: no limit. Default 20 s.
+    public var defaultStartDeadline: Duration? = .seconds(20)
+    /// How long a whole `startServices` may take; `nil`: no limit.
+    public var bootDeadline: Duration?
+    /// The services in the order their starts completed.
+    public private(set) var startOrder: [String] = []
+
+    private var entries: [String: Entry] = [:]
+    private var registrationOrder: [String] = []
+    private var dependents: [String: [String]] = [:]
+    private var neededBy: [String: String] = [:]
+    private var runs: [Run] = []
+    private var bootReady: [CheckedContinuation<Void, Never>] = []
+    private var bootFinished = false
+    private var lastBootError: ServiceError?
+
+    init(application: Application) { self.application = application }
+
+    // MARK: Registration
+
+    /// Registers a service made by `factory` (not created before it starts).
+    /// - Returns: `false` for a duplicate name (see ``lastRegistrationError``).
+    @discardableResult
+    public func register(named name: String, dependencies: [String] = [], startMode: ServiceStartMode = .eager,
+                         failurePolicy: ServiceFailurePolicy = .failLaunch, deadline: Duration? = nil,
+                         factory: @escaping @MainActor () -> any Service) -> Bool {
+        guard entries[name] == nil else {
+            lastRegistrationError = ServiceError(code: .duplicate, service: name)
+            return false
+        }
+        entries[name] = Entry(name: name, dependencies: dependencies, mode: startMode, policy: failurePolicy,
+                              deadline: deadline ?? defaultStartDeadline, factory: factory)
+        registrationOrder.append(name)
+        for dependency in dependencies { dependents[dependency, default: []].append(name) }
+        return true
+    }
+
+    /// Registers an existing service instance (mPaaS's `registerService:forName:`), started with
+    /// the eager services.
+    @discardableResult
+    public func register(_ service: any Service, forName name: String, dependencies: [String] = []) -> Bool {
+        register(named: name, dependencies: dependencies) { service }
+    }
+
+    /// Why the last registration was refused.
+    public private(set) var lastRegistrationError: ServiceError?
+
+    /// Unregisters a service; a created one is told `willDestroy`.
+    public func unregisterService(named name: String) {
+        guard let entry = entries.removeValue(forKey: name) else { return }
+        registrationOrder.removeAll { $0 == name }
+        for dependency in entry.dependencies { dependents[dependency]?.removeAll { $0 == name } }
+        if let instance = entry.instance, entry.state != .destroyed { instance.willDestroy() }
+        entry.state = .destroyed
+        startOrder.removeAll { $0 == name }
+    }
+
+    /// The registered names, in registration order.
+    public var registeredNames: [String] { registrationOrder }
+
+    /// A service's state; `nil` if unknown.
+    public func state(of name: String) -> ServiceState? { entries[name]?.state }
+
+    // MARK: Lookup
+
+    /// A started service, at once; `nil` if unknown or not started. A lazy service that has not
+    /// started begins starting (use ``service(named:)`` to wait for it).
+    public func findService(named name: String) -> (any Service)? {
+        guard let entry = entries[name] else { return nil }
+        if entry.state == .started { return entry.instance }
+        if case .lazy = entry.mode, entry.state == .registered { Task { _ = try? await self.service(named: name) } }
+        return nil
+    }
+
+    /// The service, started (with its dependencies) if it was not — exactly once, however many
+    /// lookups race.
+    /// - Throws: ``ServiceError``.
+    public func service(named name: String) async throws(ServiceError) -> any Service {
+        guard let entry = entries[name] else { throw ServiceError(code: .unknown, service: name) }
+        if entry.state != .started { try await start([name]) }
+        guard entry.state == .started, let instance = entry.instance else {
+            if case .failed(let reason) = entry.state { throw ServiceError(code: .startFailed, service: name, path: [name], detail: reason) }
+            throw ServiceError(code: .unknown, service: name)
+        }
+        return instance
+    }
+
+    // MARK: Boot
+
+    /// Starts the eager services and the services of `groups` (in the order given, each group's
+    /// services in registration order), with their dependencies.
+    /// - Throws: ``ServiceError`` — a cycle or missing dependency before anything starts; a
+    ///   failing `failLaunch` service; the boot deadline.
+    public func startServices(groups: [String] = []) async throws(ServiceError) {
+        bootFinished = false
+        var roots = registrationOrder.filter { if case .eager = entries[$0]?.mode { true } else { false } }
+        for group in groups {
+            roots += registrationOrder.filter { if case .group(group) = entries[$0]?.mode { true } else { false } }
+        }
+        do throws(ServiceError) {
+            try await start(roots, deadline: bootDeadline)
+            finishBoot(error: nil)
+        } catch {
+            finishBoot(error: error)
+            throw error
+        }
+    }
+
+    /// Waits until the current (or last) boot has finished.
+    /// - Throws: The boot's error, if it failed.
+    public func servicesReady() async throws(ServiceError) {
+        if !bootFinished { await withCheckedContinuation { bootReady.append($0) } }
+        if let lastBootError { throw lastBootError }
+    }
+
+    private func finishBoot(error: ServiceError?) {
+        lastBootError = error
+        bootFinished = true
+        let waiting = bootReady
+        bootReady.removeAll()
+        for waiter in waiting { waiter.resume() }
+    }
+
+    /// Starts `roots` and everything they need; returns when all are started or failed.
+    private func start(_ roots: [String], deadline: Duration? = nil) async throws(ServiceError) {
+        let needed = try closure(of: roots)
+        let run = Run(pending: Set(needed.filter { entries[$0]?.state != .started && !isFailed($0) }))
+        if let failure = needed.lazy.compactMap({ self.failure(of: $0) }).first { throw failure }
+        guard !run.pending.isEmpty else { return }
+        runs.append(run)
+        var timer: ScheduledTimer?
+        if let deadline {
+            timer = application.scheduleTimer(after: deadline) { [weak self, weak run] in
+                guard let self, let run, run.continuation != nil else { return }
+                let starting = run.pending.sorted().joined(separator: ", ")
+                self.complete(run, error: ServiceError(code: .bootTimedOut, service: starting, detail: "\(deadline)"))
+            }
+        }
+        for name in needed { tryStart(name) }
+        // Starts finish on later turns of the main actor; failures of dependencies can be known now.
+        if !run.pending.isEmpty && run.error == nil {
+            await withCheckedContinuation { run.continuation = $0 }
+        }
+        timer?.cancel()
+        runs.removeAll { $0 === run }
+        if let error = run.error { throw error }
+    }
+
+    private func isFailed(_ name: String) -> Bool {
+        if case .failed = entries[name]?.state { return true }
+        return false
+    }
+
+    /// A failed `failLaunch` service among those needed fails the new run at once.
+    private func failure(of name: String) -> ServiceError? {
+        guard let entry = entries[name], case .failed(let reason) = entry.state, entry.policy == .failLaunch else { return nil }
+        return ServiceError(code: .startFailed, service: name, path: chain(to: name), detail: reason)
+    }
+
+    /// The services `roots` need, dependencies before dependents; checks for missing
+    /// dependencies and cycles (iteratively: chains may be long).
+    private func closure(of roots: [String]) throws(ServiceError) -> [String] {
+        var ordered: [String] = []
+        var color: [String: Int] = [:]   // 1 visiting, 2 done
+        for root in roots where color[root] == nil {
+            guard entries[root] != nil else { throw ServiceError(code: .unknown, service: root) }
+            var stack: [(name: String, next: Int)] = [(root, 0)]
+            color[root] = 1
+            while let top = stack.last {
+                let dependencies = entries[top.name]?.dependencies ?? []
+                if top.next < dependencies.count {
+                    stack[stack.count - 1].next += 1
+                    let dependency = dependencies[top.next]
+                    let path = stack.map(\.name)
+                    guard entries[dependency] != nil else {
+                        throw ServiceError(code: .missingDependency, service: top.name, path: path + [dependency], detail: dependency)
+                    }
+                    switch color[dependency] {
+                    case 1?:
+                        let start = path.firstIndex(of: dependency) ?? 0
+                        throw ServiceError(code: .cycle, service: dependency, path: Array(path[start...]) + [dependency])
+                    case 2?:
+                        continue
+                    default:
+                        color[dependency] = 1
+                        if neededBy[dependency] == nil { neededBy[dependency] = top.name }
+                        stack.append((dependency, 0))
+                    }
+                } else {
+                    color[top.name] = 2
+                    ordered.append(top.name)
+                    stack.removeLast()
+                }
+            }
+        }
+        return ordered
+    }
+
+    /// Who needed `name`, back to the root: `root → … → name`.
+    private func chain(to name: String) -> [String] {
+        var path = [name]
+        var seen: Set<String> = [name]
+        while let parent = neededBy[path[0]], !seen.contains(parent) {
+            path.insert(parent, at: 0)
+            seen.insert(parent)
+        }
+        return path
+    }
+
+    /// Starts `name` if it is wanted, registered, and all its dependencies have started.
+    private func tryStart(_ name: String) {
+        guard let entry = entries[name], entry.state == .registered, runs.contains(where: { $0.pending.contains(name) }) else { return }
+        for dependency in entry.dependencies {
+            guard let dependencyEntry = entries[dependency] else { return }
+            if case .failed = dependencyEntry.state {
+                fail(entry, ServiceError(code: .dependencyFailed, service: name, path: chain(to: name), detail: dependency))
+                return
+            }
+            guard dependencyEntry.state == .started else { return }
+        }
+        entry.state = .starting
+        let instance = entry.instance ?? entry.factory()
+        if entry.instance == nil {
+            entry.instance = instance
+            instance.didCreate()
+        }
+        let race = DeadlineRace()
+        entry.task = Task { @MainActor [weak self] in
+            let outcome: Result<Void, any Error>
+            do {
+                try await instance.start()
+                outcome = .success(())
+            } catch {
+                outcome = .failure(error)
+            }
+            guard race.settle(), let self else { return }
+            switch outcome {
+            case .success: self.started(entry)
+            case .failure(let error):
+                self.fail(entry, ServiceError(code: .startFailed, service: entry.name, path: self.chain(to: entry.name), detail: "\(error)"))
+            }
+        }
+        if let deadline = entry.deadline {
+            race.timer = application.scheduleTimer(after: deadline) { [weak self] in
+                guard race.settle(), let self else { return }
+                entry.task?.cancel()
+                self.fail(entry, ServiceError(code: .timedOut, service: entry.name, path: self.chain(to: entry.name), detail: "\(deadline)"))
+            }
+        }
+    }
+
+    private func started(_ entry: Entry) {
+        entry.state = .started
+        startOrder.append(entry.name)
+        settle(entry, error: nil)
+        for dependent in dependents[entry.name] ?? [] { tryStart(dependent) }
+    }
+
+    private func fail(_ entry: Entry, _ error: ServiceError) {
+        entry.state = .failed(error.description)
+        settle(entry, error: entry.policy == .failLaunch ? error : nil)
+        for dependent in dependents[entry.name] ?? [] { tryStart(dependent) }
+    }
+
+    /// Tells the runs waiting for `entry` and its own waiters.
+    private func settle(_ entry: Entry, error: ServiceError?) {
+        let waiting = entry.waiters
+        entry.waiters.removeAll()
+        for waiter in waiting { waiter.resume() }
+        for run in runs where run.pending.remove(entry.name) != nil {
+            if let error, run.error == nil { run.error = error }
+            checkDone(run)
+        }
+    }
+
+    private func checkDone(_ run: Run) {
+        guard run.pending.isEmpty || run.error != nil else { return }
+        complete(run, error: run.error)
+    }
+
+    private func complete(_ run: Run, error: ServiceError?) {
+        if run.error == nil { run.error = error }
+        guard let continuation = run.continuation else { return }
+        run.continuation = nil
+        continuation.resume()
+    }
+
+    // MARK: Shutdown
+
+    /// Shuts the started services down in exact reverse order of their completed starts: each is
+    /// awaited (``Service/shutdown()``, at most `deadline` each on the application's clock), then
+    /// told `willDestroy`, once.
+    public func shutdown(deadline: Duration = .seconds(5)) async {
+        for name in startOrder.reversed() {
+            guard let entry = entries[name], let instance = entry.instance, entry.state != .destroyed else { continue }
+            let race = DeadlineRace()
+            await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+                let task = Task { @MainActor in
+                    await instance.shutdown()
+                    if race.settle() { done.resume() }
+                }
+                race.timer = application.scheduleTimer(after: deadline) {
+                    guard race.settle() else { return }
+                    task.cancel()
+                    done.resume()
+                }
+            }
+            instance.willDestroy()
+            entry.state = .destroyed
+        }
+        startOrder.removeAll()
+    }
+}
