@@ -222,6 +222,7 @@ public final class ServiceRegistry {
                     guard entries[dependency] != nil else {
                         throw ServiceError(code: .missingDependency, service: top.name, path: path + [dependency], detail: dependency)
                     }
+                    if neededBy[dependency] == nil { neededBy[dependency] = top.name }
                     switch color[dependency] {
                     case 1?:
                         let start = path.firstIndex(of: dependency) ?? 0
@@ -230,7 +231,6 @@ public final class ServiceRegistry {
                         continue
                     default:
                         color[dependency] = 1
-                        if neededBy[dependency] == nil { neededBy[dependency] = top.name }
                         stack.append((dependency, 0))
                     }
                 } else {

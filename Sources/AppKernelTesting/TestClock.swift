@@ -193,6 +193,26 @@ public final class TestClock: SchedulingClock, Sendable {
     /// How many timers and sleepers are waiting.
     public var pendingCount: Int { state.withLock { $0.pending.count } }
 
+    /// How many tasks are asleep on this clock (timers not counted).
+    public var sleeperCount: Int {
+        state.withLock { state in
+            state.pending.count { if case .sleeper = $0.waiter { true } else { false } }
+        }
+    }
+
+    /// Yields the main actor until at least `count` tasks sleep on this clock: the way to let
+    /// tasks a test started reach their `sleep` before it advances time.
+    /// - Parameter maxYields: A guard against waiting for a sleep that never comes.
+    /// - Throws: ``TestClockError/stalled(expected:sleeping:)`` after `maxYields` yields.
+    @MainActor
+    public func waitForSleepers(_ count: Int, maxYields: Int = 10_000) async throws(TestClockError) {
+        for _ in 0..<maxYields {
+            if sleeperCount >= count { return }
+            await Task.yield()
+        }
+        if sleeperCount < count { throw .stalled(expected: count, sleeping: sleeperCount) }
+    }
+
     /// The earliest deadline anything waits for.
     public var nextDeadline: Instant? { state.withLock { $0.pending.last?.deadline } }
 
@@ -226,6 +246,8 @@ public enum TestClockError: Error, Sendable, Hashable, CustomStringConvertible {
     case pendingWork([String])
     /// ``TestClock/run(maxSteps:)`` gave up after `steps` deadlines with `pending` waiters left.
     case runaway(steps: Int, pending: Int)
+    /// ``TestClock/waitForSleepers(_:maxYields:)`` expected `expected` sleepers and saw `sleeping`.
+    case stalled(expected: Int, sleeping: Int)
 
     /// What is wrong and how to fix the test.
     public var description: String {
@@ -234,6 +256,8 @@ public enum TestClockError: Error, Sendable, Hashable, CustomStringConvertible {
             "the test clock still has pending work: \(waiting.joined(separator: "; ")). Advance the clock past these deadlines (clock.advance(by:) or clock.run()), or cancel what scheduled them."
         case .runaway(let steps, let pending):
             "TestClock.run() passed \(steps) deadlines and \(pending) waiters are still pending: something reschedules itself forever. Advance by a fixed duration instead."
+        case .stalled(let expected, let sleeping):
+            "waited for \(expected) tasks to sleep on the test clock, but only \(sleeping) did: the work under test finished, failed or waits on something else."
         }
     }
 }
