@@ -44,7 +44,7 @@ public final class Context {
         self.services = ServiceRegistry(application: application)
         tokens = [
             application.addListener(for: .didEnterBackground) { [weak self] _ in self?.pauseTop() },
-            application.addListener(for: .willEnterForeground) { [weak self] _ in self?.resumeTop() },
+            application.addListener(for: .willEnterForeground) { [weak self] _ in self?.resumeTop(enteringForeground: true) },
             application.addListener(for: .didReceiveMemoryWarning) { [weak self] _ in
                 for app in self?.applicationStack.reversed() ?? [] { app.delegate.applicationDidReceiveMemoryWarning(app) }
             },
@@ -125,12 +125,22 @@ public final class Context {
         for top in above.reversed() { destroy(top, animated: false) }
         applicationStack.removeSubrange((index + 1)...)
         app.params = params
-        app.delegate.application(app, willResumeWithOptions: params)
-        app.state = .running
-        app.delegate.applicationDidResume(app)
-        app.delegate.application(app, didResumeWithOptions: params)
+        resume(app)
         onStackChange?(applicationStack)
         return true
+    }
+
+    /// Resumes `app` with its params: `willResumeWithOptions`, `applicationDidResume`,
+    /// `didResumeWithOptions`. A paused app is resumed only while the process is in the foreground.
+    private func resume(_ app: MicroApplication, enteringForeground: Bool = false) {
+        app.delegate.application(app, willResumeWithOptions: app.params)
+        guard enteringForeground || application.state != .background else {
+            app.state = .paused
+            return
+        }
+        app.state = .running
+        app.delegate.applicationDidResume(app)
+        app.delegate.application(app, didResumeWithOptions: app.params)
     }
 
     // MARK: Exiting
@@ -188,10 +198,9 @@ public final class Context {
         top.state = .paused
     }
 
-    private func resumeTop() {
-        guard let top = currentApplication, top.state == .paused, application.state != .background else { return }
-        top.state = .running
-        top.delegate.applicationDidResume(top)
+    private func resumeTop(enteringForeground: Bool = false) {
+        guard let top = currentApplication, top.state == .paused, enteringForeground || application.state != .background else { return }
+        resume(top, enteringForeground: enteringForeground)
     }
 
     private func terminateAll() {

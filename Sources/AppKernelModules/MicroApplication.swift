@@ -36,7 +36,8 @@ public protocol MicroApplicationDelegate: AnyObject {
     func applicationDidFinishLaunching(_ application: MicroApplication)
     /// The app is about to pause (another app covers it, or the process goes to the background).
     func applicationWillPause(_ application: MicroApplication)
-    /// The app is about to resume with new params (it was started again while on the stack).
+    /// The app is about to resume with `options` (its params): it was started again while on the
+    /// stack (new params), the app above it exited, or the process returned to the foreground.
     func application(_ application: MicroApplication, willResumeWithOptions options: [String: String])
     /// The app resumed (back on top, or back from the background).
     func applicationDidResume(_ application: MicroApplication)
