@@ -23,6 +23,9 @@ public final class Context {
     public let application: Application
     /// The name of the root app; starting it pops to the root.
     public var launcherName: String?
+    /// The service groups ``startServices()`` starts after the eager services (a manifest's
+    /// auto-start groups), in order.
+    public var autoStartGroups: [String] = []
     /// The apps on the stack, bottom first.
     public private(set) var applicationStack: [MicroApplication] = []
     /// Why the last refused start or exit was refused.
@@ -219,6 +222,19 @@ public final class Context {
 
     /// Unregisters a service (it is told `willDestroy`).
     public func unregisterService(named name: String) { services.unregisterService(named: name) }
+
+    /// Starts the eager services, then the auto-start groups; see
+    /// ``ServiceRegistry/startServices(groups:)``.
+    /// - Throws: ``ServiceError``.
+    public func startServices() async throws(ServiceError) { try await services.startServices(groups: autoStartGroups) }
+
+    /// Starts the launcher app (pushed without animation); `false` if there is none or it
+    /// refused (see ``lastRefusal``).
+    @discardableResult
+    public func startLauncher(params: [String: String] = [:]) -> Bool {
+        guard let launcherName else { return refuse("no launcher is set") }
+        return startApplication(launcherName, params: params, animated: false)
+    }
 
     /// Waits until the eager and auto-start services have started.
     public func servicesReady() async throws(ServiceError) { try await services.servicesReady() }

@@ -243,6 +243,13 @@ public final class ServiceRegistry {
         return ordered
     }
 
+    /// Checks every registered service's dependencies for cycles and missing names.
+    func checkGraph() throws(ServiceError) {
+        let saved = neededBy
+        defer { neededBy = saved }
+        _ = try closure(of: registrationOrder)
+    }
+
     /// Who needed `name`, back to the root: `root → … → name`.
     private func chain(to name: String) -> [String] {
         var path = [name]
