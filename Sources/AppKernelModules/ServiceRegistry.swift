@@ -139,6 +139,12 @@ public final class ServiceRegistry {
     /// - Throws: ``ServiceError`` — a cycle or missing dependency before anything starts; a
     ///   failing `failLaunch` service; the boot deadline.
     public func startServices(groups: [String] = []) async throws(ServiceError) {
+        try await startServices(groups: groups, finishingBoot: true)
+    }
+
+    /// Starts the eager services and `groups`; `finishingBoot: false` leaves
+    /// ``servicesReady()`` waiting (more groups follow).
+    func startServices(groups: [String], finishingBoot: Bool) async throws(ServiceError) {
         bootFinished = false
         var roots = registrationOrder.filter { if case .eager = entries[$0]?.mode { true } else { false } }
         for group in groups {
@@ -146,7 +152,7 @@ public final class ServiceRegistry {
         }
         do throws(ServiceError) {
             try await start(roots, deadline: bootDeadline)
-            finishBoot(error: nil)
+            if finishingBoot { finishBoot(error: nil) }
         } catch {
             finishBoot(error: error)
             throw error

@@ -1,0 +1,72 @@
+import AppKernel
+
+/// A BootLoader that boots a ``Context`` — mPaaS's BootLoader with its framework: it makes the
+/// application's context before the first phase, runs `configure` (register apps and services,
+/// or load a ``RuntimeManifest``) as the ``loadModulesPhase``, starts the eager services in
+/// ``BootLoader/startNonLazyServicesPhase`` and the auto-start groups in
+/// ``BootLoader/startAutoStartServiceGroupsPhase`` (both awaited, dependency-ordered and
+/// parallel), and starts the launcher in ``BootLoader/startLauncherPhase``.
+///
+/// ```swift
+/// let loader = ContextBootLoader { context in
+///     try context.loadManifest(at: manifestURL, classes: classes)
+/// }
+/// let app = try host.launch(delegate: AppDelegate(), bootLoader: loader)
+/// ```
+///
+/// A failing phase (a bad manifest, a `failLaunch` service, a refused launcher) stops the boot,
+/// names the phase, and reaches ``Application/launchErrorHandler``; the context keeps what
+/// started, so the services shut down when the application terminates. mPaaS's run-once
+/// services phase is not part of it: every service here lives for the process (run-once work
+/// belongs in a phase of its own, ``BootLoader/addPhase(_:before:after:deadline:_:)``).
+@MainActor
+public final class ContextBootLoader: BootLoader {
+    /// The phase that runs `configure`, first.
+    public static let loadModulesPhase = "loadModules"
+
+    /// The application's context, made when the boot starts.
+    public private(set) var context: Context?
+    private let configure: @MainActor (Context) throws -> Void
+
+    /// Creates the BootLoader.
+    /// - Parameters:
+    ///   - servicesDeadline: How long each service phase may take (the whole boot of its
+    ///     services), on the application's clock.
+    ///   - configure: Registers the micro-apps and services; a thrown error fails the boot.
+    public init(servicesDeadline: Duration = .seconds(20), configure: @escaping @MainActor (Context) throws -> Void) {
+        self.configure = configure
+        super.init()
+        removePhase(Self.startRunOnceServicesPhase)
+        addPhase(Self.loadModulesPhase, before: Self.setupWindowPhase) { [unowned self] _ in try self.configure(self.requireContext()) }
+        replacePhase(Self.startNonLazyServicesPhase, deadline: servicesDeadline) { [unowned self] _ in
+            try await self.requireContext().services.startServices(groups: [], finishingBoot: false)
+        }
+        replacePhase(Self.startAutoStartServiceGroupsPhase, deadline: servicesDeadline) { [unowned self] _ in
+            let context = self.requireContext()
+            try await context.services.startServices(groups: context.autoStartGroups)
+        }
+        replacePhase(Self.startLauncherPhase) { [unowned self] _ in
+            let context = self.requireContext()
+            guard context.launcherName != nil else { return }
+            guard context.startLauncher() else { throw LauncherError(reason: context.lastRefusal ?? "refused") }
+        }
+    }
+
+    /// Makes the context.
+    public override func willStart(_ application: Application) {
+        if context == nil { context = Context(application: application) }
+    }
+
+    private func requireContext() -> Context {
+        guard let context else { preconditionFailure("ContextBootLoader: a phase ran before willStart made the context") }
+        return context
+    }
+}
+
+/// The launcher could not be started at boot.
+public struct LauncherError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// Why (the context's ``Context/lastRefusal``).
+    public var reason: String
+    /// `the launcher did not start: <reason>`.
+    public var description: String { "the launcher did not start: \(reason)" }
+}
