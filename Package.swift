@@ -35,7 +35,7 @@ let package = Package(
             swiftSettings: strictSettings),
         .executableTarget(
             name: "AppKernelBenchmarks",
-            dependencies: ["AppKernel", "AppKernelTesting"],
+            dependencies: ["AppKernel", "AppKernelTesting", "AppKernelModules"],
             path: "Benchmarks/AppKernelBenchmarks",
             swiftSettings: strictSettings),
         .testTarget(name: "AppKernelTests", dependencies: ["AppKernel", "AppKernelTesting"], swiftSettings: strictSettings),

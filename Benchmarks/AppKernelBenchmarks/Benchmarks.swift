@@ -116,6 +116,21 @@ enum AppKernelBenchmarks {
             figures.append(Figure(name: "TestClock, per timer (\(timers) pending)", value: samples.sorted()[rounds / 2] / Double(timers) * 1e9, unit: "ns"))
         }
 
+        // 5. Services: dependency-ordered start of N no-op services (~3 dependencies each), and the
+        // boot of I/O-bound services against the dependency graph's critical path.
+        var perCount: [(count: Int, seconds: Double)] = []
+        for count in [1_000, 10_000, 100_000] {
+            let (seconds, edges) = try await ServiceBenchmarks.startCost(count: count, rounds: count >= 100_000 ? 1 : rounds)
+            perCount.append((count, seconds))
+            figures.append(Figure(name: "start \(count) services (\(edges) edges)", value: seconds * 1e3, unit: "ms"))
+        }
+        for (small, large) in zip(perCount, perCount.dropFirst()) {
+            figures.append(Figure(name: "service start cost ratio \(large.count)/\(small.count)", value: large.seconds / small.seconds, unit: "×"))
+        }
+        let boot = try await ServiceBenchmarks.criticalPathRatio(count: quick ? 100 : 400)
+        figures.append(Figure(name: "I/O-bound boot wall time / critical path", value: boot.ratio, unit: "×"))
+        figures.append(Figure(name: "  critical path (sum of starts)", value: boot.criticalPath * 1e3, unit: String(format: "ms (%.0f ms)", boot.sum * 1e3)))
+
         for figure in figures {
             print(String(format: "%-48@ %10.2f %@", figure.name as NSString, figure.value, figure.unit as NSString))
         }

@@ -22,7 +22,7 @@
 /// application's ``Application/launchErrorHandler``; the application itself stays in its state.
 ///
 /// The service phases do nothing until a service registry takes them over (AppKernelModules'
-/// `Context` does); the window phases make and show ``Application/window`` for apps without
+/// `ContextBootLoader` does); the window phases make and show ``Application/window`` for apps without
 /// scenes (scene apps make their windows in their scene delegates).
 @MainActor
 open class BootLoader {

@@ -23,6 +23,7 @@ public final class ServiceRegistry {
         var state: ServiceState = .registered
         var waiters: [CheckedContinuation<Void, Never>] = []
         var task: Task<Void, Never>?
+        var race: DeadlineRace?
 
         init(name: String, dependencies: [String], mode: ServiceStartMode, policy: ServiceFailurePolicy, deadline: Duration?,
              factory: @escaping @MainActor () -> any Service) {
@@ -33,6 +34,11 @@ public final class ServiceRegistry {
             self.deadline = deadline
             self.factory = factory
         }
+    }
+
+    /// The task that starts services one after another down a chain.
+    final class Worker {
+        var task: Task<Void, Never>?
     }
 
     /// One call's wait for a set of services.
@@ -224,13 +230,13 @@ public final class ServiceRegistry {
                 if top.next < dependencies.count {
                     stack[stack.count - 1].next += 1
                     let dependency = dependencies[top.next]
-                    let path = stack.map(\.name)
                     guard entries[dependency] != nil else {
-                        throw ServiceError(code: .missingDependency, service: top.name, path: path + [dependency], detail: dependency)
+                        throw ServiceError(code: .missingDependency, service: top.name, path: stack.map(\.name) + [dependency], detail: dependency)
                     }
                     if neededBy[dependency] == nil { neededBy[dependency] = top.name }
                     switch color[dependency] {
                     case 1?:
+                        let path = stack.map(\.name)
                         let start = path.firstIndex(of: dependency) ?? 0
                         throw ServiceError(code: .cycle, service: dependency, path: Array(path[start...]) + [dependency])
                     case 2?:
@@ -269,23 +275,57 @@ public final class ServiceRegistry {
 
     /// Starts `name` if it is wanted, registered, and all its dependencies have started.
     private func tryStart(_ name: String) {
-        guard let entry = entries[name], entry.state == .registered, runs.contains(where: { $0.pending.contains(name) }) else { return }
+        if let entry = prepare(name) { launch(entry) }
+    }
+
+    /// Makes `name` ready to start — created, `.starting`, its deadline running — if it is
+    /// wanted, registered, and all its dependencies have started; fails it if one failed.
+    /// - Returns: The entry to start, or `nil`.
+    private func prepare(_ name: String) -> Entry? {
+        guard let entry = entries[name], entry.state == .registered, runs.contains(where: { $0.pending.contains(name) }) else { return nil }
         for dependency in entry.dependencies {
-            guard let dependencyEntry = entries[dependency] else { return }
+            guard let dependencyEntry = entries[dependency] else { return nil }
             if case .failed = dependencyEntry.state {
-                fail(entry, ServiceError(code: .dependencyFailed, service: name, path: chain(to: name), detail: dependency))
-                return
+                for ready in fail(entry, ServiceError(code: .dependencyFailed, service: name, path: chain(to: name), detail: dependency)) {
+                    launch(ready)
+                }
+                return nil
             }
-            guard dependencyEntry.state == .started else { return }
+            guard dependencyEntry.state == .started else { return nil }
         }
         entry.state = .starting
-        let instance = entry.instance ?? entry.factory()
         if entry.instance == nil {
+            let instance = entry.factory()
             entry.instance = instance
             instance.didCreate()
         }
         let race = DeadlineRace()
-        entry.task = Task { @MainActor [weak self] in
+        entry.race = race
+        if let deadline = entry.deadline {
+            race.timer = application.scheduleTimer(after: deadline) { [weak self] in
+                guard race.settle(), let self else { return }
+                entry.task?.cancel()
+                let error = ServiceError(code: .timedOut, service: entry.name, path: self.chain(to: entry.name), detail: "\(deadline)")
+                for ready in self.fail(entry, error) { self.launch(ready) }
+            }
+        }
+        return entry
+    }
+
+    /// Starts `entry` in a new task.
+    private func launch(_ entry: Entry) {
+        let worker = Worker()
+        worker.task = Task { @MainActor [weak self] in await self?.run(entry, worker: worker) }
+        entry.task = worker.task
+    }
+
+    /// Starts `first`, then — in the same task, without a hop — the first service its start made
+    /// ready (a dependency chain runs as one task); other ready services get tasks of their own.
+    private func run(_ first: Entry, worker: Worker) async {
+        var current: Entry? = first
+        while let entry = current {
+            current = nil
+            guard let instance = entry.instance else { continue }
             let outcome: Result<Void, any Error>
             do {
                 try await instance.start()
@@ -293,33 +333,37 @@ public final class ServiceRegistry {
             } catch {
                 outcome = .failure(error)
             }
-            guard race.settle(), let self else { return }
+            entry.task = nil
+            guard entry.race?.settle() ?? true else { continue }
+            entry.race = nil
+            var ready: [Entry]
             switch outcome {
-            case .success: self.started(entry)
+            case .success:
+                ready = started(entry)
             case .failure(let error):
-                self.fail(entry, ServiceError(code: .startFailed, service: entry.name, path: self.chain(to: entry.name), detail: "\(error)"))
+                ready = fail(entry, ServiceError(code: .startFailed, service: entry.name, path: chain(to: entry.name), detail: "\(error)"))
             }
-        }
-        if let deadline = entry.deadline {
-            race.timer = application.scheduleTimer(after: deadline) { [weak self] in
-                guard race.settle(), let self else { return }
-                entry.task?.cancel()
-                self.fail(entry, ServiceError(code: .timedOut, service: entry.name, path: self.chain(to: entry.name), detail: "\(deadline)"))
+            if !Task.isCancelled, !ready.isEmpty {
+                let next = ready.removeFirst()
+                next.task = worker.task
+                current = next
             }
+            for other in ready { launch(other) }
         }
     }
 
-    private func started(_ entry: Entry) {
+    /// The services the start or failure of `entry` made ready.
+    private func started(_ entry: Entry) -> [Entry] {
         entry.state = .started
         startOrder.append(entry.name)
         settle(entry, error: nil)
-        for dependent in dependents[entry.name] ?? [] { tryStart(dependent) }
+        return (dependents[entry.name] ?? []).compactMap { prepare($0) }
     }
 
-    private func fail(_ entry: Entry, _ error: ServiceError) {
+    private func fail(_ entry: Entry, _ error: ServiceError) -> [Entry] {
         entry.state = .failed(error.description)
         settle(entry, error: entry.policy == .failLaunch ? error : nil)
-        for dependent in dependents[entry.name] ?? [] { tryStart(dependent) }
+        return (dependents[entry.name] ?? []).compactMap { prepare($0) }
     }
 
     /// Tells the runs waiting for `entry` and its own waiters.
