@@ -24,6 +24,14 @@ public final class ServiceRegistry {
         var waiters: [CheckedContinuation<Void, Never>] = []
         var task: Task<Void, Never>?
         var race: DeadlineRace?
+        /// The dependencies' entries, resolved by the last closure that finished visiting this one.
+        /// Unowned: the registry owns every entry, and strong links down a long chain would
+        /// release recursively (100,000 deep overflows the stack).
+        var resolvedDependencies: [Unowned] = []
+        /// The dependent whose start first needed this one (for error chains).
+        var neededBy: String?
+        /// The closure pass that last visited it (`visiting` or `visited` of that pass).
+        var mark = 0
 
         init(name: String, dependencies: [String], mode: ServiceStartMode, policy: ServiceFailurePolicy, deadline: Duration?,
              factory: @escaping @MainActor () -> any Service) {
@@ -34,6 +42,11 @@ public final class ServiceRegistry {
             self.deadline = deadline
             self.factory = factory
         }
+    }
+
+    /// An entry referred to by another.
+    struct Unowned {
+        unowned let entry: Entry
     }
 
     /// The task that starts services one after another down a chain.
@@ -61,7 +74,8 @@ public final class ServiceRegistry {
     private var entries: [String: Entry] = [:]
     private var registrationOrder: [String] = []
     private var dependents: [String: [String]] = [:]
-    private var neededBy: [String: String] = [:]
+    private var markGeneration = 0
+    private var retired: [Entry] = []
     private var runs: [Run] = []
     private var bootReady: [CheckedContinuation<Void, Never>] = []
     private var bootFinished = false
@@ -101,6 +115,7 @@ public final class ServiceRegistry {
     /// Unregisters a service; a created one is told `willDestroy`.
     public func unregisterService(named name: String) {
         guard let entry = entries.removeValue(forKey: name) else { return }
+        retired.append(entry)   // other entries may still refer to it (unowned)
         registrationOrder.removeAll { $0 == name }
         for dependency in entry.dependencies { dependents[dependency]?.removeAll { $0 == name } }
         if let instance = entry.instance, entry.state != .destroyed { instance.willDestroy() }
@@ -183,7 +198,7 @@ public final class ServiceRegistry {
     /// Starts `roots` and everything they need; returns when all are started or failed.
     private func start(_ roots: [String], deadline: Duration? = nil) async throws(ServiceError) {
         let needed = try closure(of: roots)
-        let run = Run(pending: Set(needed.filter { entries[$0]?.state != .started && !isFailed($0) }))
+        let run = Run(pending: Set(needed.lazy.filter { $0.state != .started && !Self.isFailed($0) }.map(\.name)))
         if let failure = needed.lazy.compactMap({ self.failure(of: $0) }).first { throw failure }
         guard !run.pending.isEmpty else { return }
         runs.append(run)
@@ -195,7 +210,7 @@ public final class ServiceRegistry {
                 self.complete(run, error: ServiceError(code: .bootTimedOut, service: starting, detail: "\(deadline)"))
             }
         }
-        for name in needed { tryStart(name) }
+        for entry in needed { if let ready = prepare(entry) { launch(ready) } }
         // Starts finish on later turns of the main actor; failures of dependencies can be known now.
         if !run.pending.isEmpty && run.error == nil {
             await withCheckedContinuation { run.continuation = $0 }
@@ -205,51 +220,53 @@ public final class ServiceRegistry {
         if let error = run.error { throw error }
     }
 
-    private func isFailed(_ name: String) -> Bool {
-        if case .failed = entries[name]?.state { return true }
+    private static func isFailed(_ entry: Entry) -> Bool {
+        if case .failed = entry.state { return true }
         return false
     }
 
     /// A failed `failLaunch` service among those needed fails the new run at once.
-    private func failure(of name: String) -> ServiceError? {
-        guard let entry = entries[name], case .failed(let reason) = entry.state, entry.policy == .failLaunch else { return nil }
-        return ServiceError(code: .startFailed, service: name, path: chain(to: name), detail: reason)
+    private func failure(of entry: Entry) -> ServiceError? {
+        guard case .failed(let reason) = entry.state, entry.policy == .failLaunch else { return nil }
+        return ServiceError(code: .startFailed, service: entry.name, path: chain(to: entry.name), detail: reason)
     }
 
     /// The services `roots` need, dependencies before dependents; checks for missing
-    /// dependencies and cycles (iteratively: chains may be long).
-    private func closure(of roots: [String]) throws(ServiceError) -> [String] {
-        var ordered: [String] = []
-        var color: [String: Int] = [:]   // 1 visiting, 2 done
-        for root in roots where color[root] == nil {
-            guard entries[root] != nil else { throw ServiceError(code: .unknown, service: root) }
-            var stack: [(name: String, next: Int)] = [(root, 0)]
-            color[root] = 1
+    /// dependencies and cycles (iteratively: chains may be long), and resolves each visited
+    /// service's dependencies to their entries. Marks on the entries replace a visited set.
+    private func closure(of roots: [String]) throws(ServiceError) -> [Entry] {
+        markGeneration += 2
+        let visiting = markGeneration, visited = markGeneration + 1
+        var ordered: [Entry] = []
+        for root in roots {
+            guard let rootEntry = entries[root] else { throw ServiceError(code: .unknown, service: root) }
+            guard rootEntry.mark < visiting else { continue }
+            rootEntry.mark = visiting
+            var stack: [(entry: Entry, next: Int, resolved: [Unowned])] = [(rootEntry, 0, [])]
             while let top = stack.last {
-                let dependencies = entries[top.name]?.dependencies ?? []
-                if top.next < dependencies.count {
-                    stack[stack.count - 1].next += 1
-                    let dependency = dependencies[top.next]
-                    guard entries[dependency] != nil else {
-                        throw ServiceError(code: .missingDependency, service: top.name, path: stack.map(\.name) + [dependency], detail: dependency)
-                    }
-                    if neededBy[dependency] == nil { neededBy[dependency] = top.name }
-                    switch color[dependency] {
-                    case 1?:
-                        let path = stack.map(\.name)
-                        let start = path.firstIndex(of: dependency) ?? 0
-                        throw ServiceError(code: .cycle, service: dependency, path: Array(path[start...]) + [dependency])
-                    case 2?:
-                        continue
-                    default:
-                        color[dependency] = 1
-                        stack.append((dependency, 0))
-                    }
-                } else {
-                    color[top.name] = 2
-                    ordered.append(top.name)
+                let dependencies = top.entry.dependencies
+                guard top.next < dependencies.count else {
+                    top.entry.resolvedDependencies = top.resolved
+                    top.entry.mark = visited
+                    ordered.append(top.entry)
                     stack.removeLast()
+                    continue
                 }
+                stack[stack.count - 1].next += 1
+                let dependency = dependencies[top.next]
+                guard let dependencyEntry = entries[dependency] else {
+                    throw ServiceError(code: .missingDependency, service: top.entry.name, path: stack.map(\.entry.name) + [dependency], detail: dependency)
+                }
+                stack[stack.count - 1].resolved.append(Unowned(entry: dependencyEntry))
+                if dependencyEntry.neededBy == nil { dependencyEntry.neededBy = top.entry.name }
+                if dependencyEntry.mark == visiting {
+                    let path = stack.map(\.entry.name)
+                    let start = path.firstIndex(of: dependency) ?? 0
+                    throw ServiceError(code: .cycle, service: dependency, path: Array(path[start...]) + [dependency])
+                }
+                guard dependencyEntry.mark != visited else { continue }
+                dependencyEntry.mark = visiting
+                stack.append((dependencyEntry, 0, []))
             }
         }
         return ordered
@@ -257,8 +274,8 @@ public final class ServiceRegistry {
 
     /// Checks every registered service's dependencies for cycles and missing names.
     func checkGraph() throws(ServiceError) {
-        let saved = neededBy
-        defer { neededBy = saved }
+        let saved = entries.values.map { ($0, $0.neededBy) }
+        defer { for (entry, neededBy) in saved { entry.neededBy = neededBy } }
         _ = try closure(of: registrationOrder)
     }
 
@@ -266,27 +283,25 @@ public final class ServiceRegistry {
     private func chain(to name: String) -> [String] {
         var path = [name]
         var seen: Set<String> = [name]
-        while let parent = neededBy[path[0]], !seen.contains(parent) {
+        while let parent = entries[path[0]]?.neededBy, !seen.contains(parent) {
             path.insert(parent, at: 0)
             seen.insert(parent)
         }
         return path
     }
 
-    /// Starts `name` if it is wanted, registered, and all its dependencies have started.
-    private func tryStart(_ name: String) {
-        if let entry = prepare(name) { launch(entry) }
-    }
-
-    /// Makes `name` ready to start — created, `.starting`, its deadline running — if it is
+    /// Makes `entry` ready to start — created, `.starting`, its deadline running — if it is
     /// wanted, registered, and all its dependencies have started; fails it if one failed.
     /// - Returns: The entry to start, or `nil`.
-    private func prepare(_ name: String) -> Entry? {
-        guard let entry = entries[name], entry.state == .registered, runs.contains(where: { $0.pending.contains(name) }) else { return nil }
-        for dependency in entry.dependencies {
-            guard let dependencyEntry = entries[dependency] else { return nil }
+    private func prepare(_ entry: Entry) -> Entry? {
+        let name = entry.name
+        guard entry.state == .registered, entry.resolvedDependencies.count == entry.dependencies.count,
+              runs.contains(where: { $0.pending.contains(name) }) else { return nil }
+        for dependency in entry.resolvedDependencies {
+            let dependencyEntry = dependency.entry
             if case .failed = dependencyEntry.state {
-                for ready in fail(entry, ServiceError(code: .dependencyFailed, service: name, path: chain(to: name), detail: dependency)) {
+                let error = ServiceError(code: .dependencyFailed, service: name, path: chain(to: name), detail: dependencyEntry.name)
+                for ready in fail(entry, error) {
                     launch(ready)
                 }
                 return nil
@@ -357,13 +372,13 @@ public final class ServiceRegistry {
         entry.state = .started
         startOrder.append(entry.name)
         settle(entry, error: nil)
-        return (dependents[entry.name] ?? []).compactMap { prepare($0) }
+        return (dependents[entry.name] ?? []).compactMap { entries[$0].flatMap(prepare) }
     }
 
     private func fail(_ entry: Entry, _ error: ServiceError) -> [Entry] {
         entry.state = .failed(error.description)
         settle(entry, error: entry.policy == .failLaunch ? error : nil)
-        return (dependents[entry.name] ?? []).compactMap { prepare($0) }
+        return (dependents[entry.name] ?? []).compactMap { entries[$0].flatMap(prepare) }
     }
 
     /// Tells the runs waiting for `entry` and its own waiters.
