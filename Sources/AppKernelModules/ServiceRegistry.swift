@@ -24,6 +24,8 @@ public final class ServiceRegistry {
         var waiters: [CheckedContinuation<Void, Never>] = []
         var task: Task<Void, Never>?
         var race: DeadlineRace?
+        /// The runs waiting for this service (it is wanted while any is).
+        var waitingRuns: [Run] = []
         /// The dependencies' entries, resolved by the last closure that finished visiting this one.
         /// Unowned: the registry owns every entry, and strong links down a long chain would
         /// release recursively (100,000 deep overflows the stack).
@@ -56,10 +58,16 @@ public final class ServiceRegistry {
 
     /// One call's wait for a set of services.
     final class Run {
-        var pending: Set<String>
+        /// The services it waits for.
+        let waitingFor: [Entry]
+        /// How many of them have not settled.
+        var remaining: Int
         var error: ServiceError?
         var continuation: CheckedContinuation<Void, Never>?
-        init(pending: Set<String>) { self.pending = pending }
+        init(waitingFor: [Entry]) {
+            self.waitingFor = waitingFor
+            remaining = waitingFor.count
+        }
     }
 
     /// The application (its clock measures deadlines).
@@ -76,7 +84,6 @@ public final class ServiceRegistry {
     private var dependents: [String: [String]] = [:]
     private var markGeneration = 0
     private var retired: [Entry] = []
-    private var runs: [Run] = []
     private var bootReady: [CheckedContinuation<Void, Never>] = []
     private var bootFinished = false
     private var lastBootError: ServiceError?
@@ -198,25 +205,25 @@ public final class ServiceRegistry {
     /// Starts `roots` and everything they need; returns when all are started or failed.
     private func start(_ roots: [String], deadline: Duration? = nil) async throws(ServiceError) {
         let needed = try closure(of: roots)
-        let run = Run(pending: Set(needed.lazy.filter { $0.state != .started && !Self.isFailed($0) }.map(\.name)))
+        let run = Run(waitingFor: needed.filter { $0.state != .started && !Self.isFailed($0) })
         if let failure = needed.lazy.compactMap({ self.failure(of: $0) }).first { throw failure }
-        guard !run.pending.isEmpty else { return }
-        runs.append(run)
+        guard run.remaining > 0 else { return }
+        for entry in run.waitingFor { entry.waitingRuns.append(run) }
         var timer: ScheduledTimer?
         if let deadline {
             timer = application.scheduleTimer(after: deadline) { [weak self, weak run] in
                 guard let self, let run, run.continuation != nil else { return }
-                let starting = run.pending.sorted().joined(separator: ", ")
+                let starting = run.waitingFor.filter { $0.waitingRuns.contains { $0 === run } }.map(\.name).sorted().joined(separator: ", ")
                 self.complete(run, error: ServiceError(code: .bootTimedOut, service: starting, detail: "\(deadline)"))
             }
         }
         for entry in needed { if let ready = prepare(entry) { launch(ready) } }
         // Starts finish on later turns of the main actor; failures of dependencies can be known now.
-        if !run.pending.isEmpty && run.error == nil {
+        if run.remaining > 0 && run.error == nil {
             await withCheckedContinuation { run.continuation = $0 }
         }
         timer?.cancel()
-        runs.removeAll { $0 === run }
+        for entry in run.waitingFor where !entry.waitingRuns.isEmpty { entry.waitingRuns.removeAll { $0 === run } }
         if let error = run.error { throw error }
     }
 
@@ -296,7 +303,7 @@ public final class ServiceRegistry {
     private func prepare(_ entry: Entry) -> Entry? {
         let name = entry.name
         guard entry.state == .registered, entry.resolvedDependencies.count == entry.dependencies.count,
-              runs.contains(where: { $0.pending.contains(name) }) else { return nil }
+              !entry.waitingRuns.isEmpty else { return nil }
         for dependency in entry.resolvedDependencies {
             let dependencyEntry = dependency.entry
             if case .failed = dependencyEntry.state {
@@ -386,14 +393,17 @@ public final class ServiceRegistry {
         let waiting = entry.waiters
         entry.waiters.removeAll()
         for waiter in waiting { waiter.resume() }
-        for run in runs where run.pending.remove(entry.name) != nil {
+        let runs = entry.waitingRuns
+        entry.waitingRuns.removeAll()
+        for run in runs {
+            run.remaining -= 1
             if let error, run.error == nil { run.error = error }
             checkDone(run)
         }
     }
 
     private func checkDone(_ run: Run) {
-        guard run.pending.isEmpty || run.error != nil else { return }
+        guard run.remaining == 0 || run.error != nil else { return }
         complete(run, error: run.error)
     }
 
