@@ -21,7 +21,6 @@ public final class ServiceRegistry {
         let factory: @MainActor () -> any Service
         var instance: (any Service)?
         var state: ServiceState = .registered
-        var waiters: [CheckedContinuation<Void, Never>] = []
         var task: Task<Void, Never>?
         var race: DeadlineRace?
         /// The runs waiting for this service (it is wanted while any is).
@@ -388,11 +387,8 @@ public final class ServiceRegistry {
         return (dependents[entry.name] ?? []).compactMap { entries[$0].flatMap(prepare) }
     }
 
-    /// Tells the runs waiting for `entry` and its own waiters.
+    /// Tells the runs waiting for `entry`.
     private func settle(_ entry: Entry, error: ServiceError?) {
-        let waiting = entry.waiters
-        entry.waiters.removeAll()
-        for waiter in waiting { waiter.resume() }
         let runs = entry.waitingRuns
         entry.waitingRuns.removeAll()
         for run in runs {
