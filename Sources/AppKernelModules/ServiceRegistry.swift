@@ -25,10 +25,12 @@ public final class ServiceRegistry {
         var race: DeadlineRace?
         /// The runs waiting for this service (it is wanted while any is).
         var waitingRuns: [Run] = []
-        /// The dependencies' entries, resolved by the last closure that finished visiting this one.
-        /// Unowned: the registry owns every entry, and strong links down a long chain would
-        /// release recursively (100,000 deep overflows the stack).
+        /// The registered dependencies' entries, in `dependencies` order (fewer while one is
+        /// missing); kept up to date by registration. Unowned: the registry owns every entry, and
+        /// strong links down a long chain would release recursively (100,000 deep overflows the stack).
         var resolvedDependencies: [Unowned] = []
+        /// The registered services that depend on this one.
+        var dependentEntries: [Unowned] = []
         /// The dependent whose start first needed this one (for error chains).
         var neededBy: String?
         /// The closure pass that last visited it (`visiting` or `visited` of that pass).
@@ -79,7 +81,7 @@ public final class ServiceRegistry {
     public private(set) var startOrder: [String] = []
 
     private var entries: [String: Entry] = [:]
-    private var registrationOrder: [String] = []
+    private var registrationOrder: [Entry] = []
     private var dependents: [String: [String]] = [:]
     private var markGeneration = 0
     private var retired: [Entry] = []
@@ -101,11 +103,29 @@ public final class ServiceRegistry {
             lastRegistrationError = ServiceError(code: .duplicate, service: name)
             return false
         }
-        entries[name] = Entry(name: name, dependencies: dependencies, mode: startMode, policy: failurePolicy,
-                              deadline: deadline ?? defaultStartDeadline, factory: factory)
-        registrationOrder.append(name)
-        for dependency in dependencies { dependents[dependency, default: []].append(name) }
+        var seen: Set<String> = []
+        let unique = dependencies.filter { seen.insert($0).inserted }
+        let entry = Entry(name: name, dependencies: unique, mode: startMode, policy: failurePolicy,
+                          deadline: deadline ?? defaultStartDeadline, factory: factory)
+        entries[name] = entry
+        registrationOrder.append(entry)
+        for dependency in unique {
+            dependents[dependency, default: []].append(name)
+            entries[dependency]?.dependentEntries.append(Unowned(entry: entry))
+        }
+        resolve(entry)
+        // Services registered earlier that named this one now resolve it.
+        for dependent in dependents[name] ?? [] {
+            guard let dependentEntry = entries[dependent], dependentEntry !== entry else { continue }
+            entry.dependentEntries.append(Unowned(entry: dependentEntry))
+            resolve(dependentEntry)
+        }
         return true
+    }
+
+    /// Resolves `entry`'s dependencies to the registered entries.
+    private func resolve(_ entry: Entry) {
+        entry.resolvedDependencies = entry.dependencies.compactMap { entries[$0].map(Unowned.init) }
     }
 
     /// Registers an existing service instance (mPaaS's `registerService:forName:`), started with
@@ -122,15 +142,21 @@ public final class ServiceRegistry {
     public func unregisterService(named name: String) {
         guard let entry = entries.removeValue(forKey: name) else { return }
         retired.append(entry)   // other entries may still refer to it (unowned)
-        registrationOrder.removeAll { $0 == name }
-        for dependency in entry.dependencies { dependents[dependency]?.removeAll { $0 == name } }
+        registrationOrder.removeAll { $0 === entry }
+        for dependency in entry.dependencies {
+            dependents[dependency]?.removeAll { $0 == name }
+            entries[dependency]?.dependentEntries.removeAll { $0.entry === entry }
+        }
+        for dependent in entry.dependentEntries where dependent.entry !== entry { resolve(dependent.entry) }
+        entry.dependentEntries.removeAll()
+        entry.resolvedDependencies.removeAll()
         if let instance = entry.instance, entry.state != .destroyed { instance.willDestroy() }
         entry.state = .destroyed
         startOrder.removeAll { $0 == name }
     }
 
     /// The registered names, in registration order.
-    public var registeredNames: [String] { registrationOrder }
+    public var registeredNames: [String] { registrationOrder.map(\.name) }
 
     /// A service's state; `nil` if unknown.
     public func state(of name: String) -> ServiceState? { entries[name]?.state }
@@ -151,7 +177,7 @@ public final class ServiceRegistry {
     /// - Throws: ``ServiceError``.
     public func service(named name: String) async throws(ServiceError) -> any Service {
         guard let entry = entries[name] else { throw ServiceError(code: .unknown, service: name) }
-        if entry.state != .started { try await start([name]) }
+        if entry.state != .started { try await start([entry]) }
         guard entry.state == .started, let instance = entry.instance else {
             if case .failed(let reason) = entry.state { throw ServiceError(code: .startFailed, service: name, path: [name], detail: reason) }
             throw ServiceError(code: .unknown, service: name)
@@ -173,9 +199,9 @@ public final class ServiceRegistry {
     /// ``servicesReady()`` waiting (more groups follow).
     func startServices(groups: [String], finishingBoot: Bool) async throws(ServiceError) {
         bootFinished = false
-        var roots = registrationOrder.filter { if case .eager = entries[$0]?.mode { true } else { false } }
+        var roots = registrationOrder.filter { if case .eager = $0.mode { true } else { false } }
         for group in groups {
-            roots += registrationOrder.filter { if case .group(group) = entries[$0]?.mode { true } else { false } }
+            roots += registrationOrder.filter { if case .group(group) = $0.mode { true } else { false } }
         }
         do throws(ServiceError) {
             try await start(roots, deadline: bootDeadline)
@@ -202,7 +228,7 @@ public final class ServiceRegistry {
     }
 
     /// Starts `roots` and everything they need; returns when all are started or failed.
-    private func start(_ roots: [String], deadline: Duration? = nil) async throws(ServiceError) {
+    private func start(_ roots: [Entry], deadline: Duration? = nil) async throws(ServiceError) {
         let needed = try closure(of: roots)
         let run = Run(waitingFor: needed.filter { $0.state != .started && !Self.isFailed($0) })
         if let failure = needed.lazy.compactMap({ self.failure(of: $0) }).first { throw failure }
@@ -238,41 +264,38 @@ public final class ServiceRegistry {
     }
 
     /// The services `roots` need, dependencies before dependents; checks for missing
-    /// dependencies and cycles (iteratively: chains may be long), and resolves each visited
-    /// service's dependencies to their entries. Marks on the entries replace a visited set.
-    private func closure(of roots: [String]) throws(ServiceError) -> [Entry] {
+    /// dependencies and cycles (iteratively: chains may be long). Marks on the entries replace a
+    /// visited set; the walk follows the resolved links, so it hashes nothing.
+    private func closure(of roots: [Entry]) throws(ServiceError) -> [Entry] {
         markGeneration += 2
         let visiting = markGeneration, visited = markGeneration + 1
         var ordered: [Entry] = []
-        for root in roots {
-            guard let rootEntry = entries[root] else { throw ServiceError(code: .unknown, service: root) }
-            guard rootEntry.mark < visiting else { continue }
-            rootEntry.mark = visiting
-            var stack: [(entry: Entry, next: Int, resolved: [Unowned])] = [(rootEntry, 0, [])]
+        for root in roots where root.mark < visiting {
+            root.mark = visiting
+            var stack: [(entry: Entry, next: Int)] = [(root, 0)]
             while let top = stack.last {
-                let dependencies = top.entry.dependencies
-                guard top.next < dependencies.count else {
-                    top.entry.resolvedDependencies = top.resolved
-                    top.entry.mark = visited
-                    ordered.append(top.entry)
+                let entry = top.entry
+                if top.next == 0, entry.resolvedDependencies.count != entry.dependencies.count {
+                    let missing = entry.dependencies.first { entries[$0] == nil } ?? ""
+                    throw ServiceError(code: .missingDependency, service: entry.name, path: stack.map(\.entry.name) + [missing], detail: missing)
+                }
+                guard top.next < entry.resolvedDependencies.count else {
+                    entry.mark = visited
+                    ordered.append(entry)
                     stack.removeLast()
                     continue
                 }
                 stack[stack.count - 1].next += 1
-                let dependency = dependencies[top.next]
-                guard let dependencyEntry = entries[dependency] else {
-                    throw ServiceError(code: .missingDependency, service: top.entry.name, path: stack.map(\.entry.name) + [dependency], detail: dependency)
-                }
-                stack[stack.count - 1].resolved.append(Unowned(entry: dependencyEntry))
-                if dependencyEntry.neededBy == nil { dependencyEntry.neededBy = top.entry.name }
-                if dependencyEntry.mark == visiting {
+                let dependency = entry.resolvedDependencies[top.next].entry
+                if dependency.neededBy == nil { dependency.neededBy = entry.name }
+                if dependency.mark == visiting {
                     let path = stack.map(\.entry.name)
-                    let start = path.firstIndex(of: dependency) ?? 0
-                    throw ServiceError(code: .cycle, service: dependency, path: Array(path[start...]) + [dependency])
+                    let start = path.firstIndex(of: dependency.name) ?? 0
+                    throw ServiceError(code: .cycle, service: dependency.name, path: Array(path[start...]) + [dependency.name])
                 }
-                guard dependencyEntry.mark != visited else { continue }
-                dependencyEntry.mark = visiting
-                stack.append((dependencyEntry, 0, []))
+                guard dependency.mark != visited else { continue }
+                dependency.mark = visiting
+                stack.append((dependency, 0))
             }
         }
         return ordered
@@ -378,13 +401,13 @@ public final class ServiceRegistry {
         entry.state = .started
         startOrder.append(entry.name)
         settle(entry, error: nil)
-        return (dependents[entry.name] ?? []).compactMap { entries[$0].flatMap(prepare) }
+        return entry.dependentEntries.compactMap { prepare($0.entry) }
     }
 
     private func fail(_ entry: Entry, _ error: ServiceError) -> [Entry] {
         entry.state = .failed(error.description)
         settle(entry, error: entry.policy == .failLaunch ? error : nil)
-        return (dependents[entry.name] ?? []).compactMap { entries[$0].flatMap(prepare) }
+        return entry.dependentEntries.compactMap { prepare($0.entry) }
     }
 
     /// Tells the runs waiting for `entry`.
