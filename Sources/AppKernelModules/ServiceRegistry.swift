@@ -24,7 +24,7 @@ public final class ServiceRegistry {
         var task: Task<Void, Never>?
         var race: DeadlineRace?
         /// The runs waiting for this service (it is wanted while any is).
-        var waitingRuns: [Run] = []
+        var waitingRuns = RunList()
         /// The registered dependencies' entries, in `dependencies` order (fewer while one is
         /// missing); kept up to date by registration. Unowned: the registry owns every entry, and
         /// strong links down a long chain would release recursively (100,000 deep overflows the stack).
@@ -55,6 +55,26 @@ public final class ServiceRegistry {
     /// The task that starts services one after another down a chain.
     final class Worker {
         var task: Task<Void, Never>?
+    }
+
+    /// The runs waiting for one service: almost always one, kept without an array.
+    struct RunList {
+        private var first: Run?
+        private var rest: [Run] = []
+        var isEmpty: Bool { first == nil }
+        func contains(_ run: Run) -> Bool { first === run || rest.contains { $0 === run } }
+        mutating func append(_ run: Run) {
+            if first == nil { first = run } else { rest.append(run) }
+        }
+        mutating func remove(_ run: Run) {
+            if first === run { first = rest.isEmpty ? nil : rest.removeFirst() } else { rest.removeAll { $0 === run } }
+        }
+        /// Empties the list, returning what it held.
+        mutating func takeAll() -> [Run] {
+            guard let head = first else { return [] }
+            defer { first = nil; rest = [] }
+            return [head] + rest
+        }
     }
 
     /// One call's wait for a set of services.
@@ -238,7 +258,7 @@ public final class ServiceRegistry {
         if let deadline {
             timer = application.scheduleTimer(after: deadline) { [weak self, weak run] in
                 guard let self, let run, run.continuation != nil else { return }
-                let starting = run.waitingFor.filter { $0.waitingRuns.contains { $0 === run } }.map(\.name).sorted().joined(separator: ", ")
+                let starting = run.waitingFor.filter { $0.waitingRuns.contains(run) }.map(\.name).sorted().joined(separator: ", ")
                 self.complete(run, error: ServiceError(code: .bootTimedOut, service: starting, detail: "\(deadline)"))
             }
         }
@@ -248,7 +268,7 @@ public final class ServiceRegistry {
             await withCheckedContinuation { run.continuation = $0 }
         }
         timer?.cancel()
-        for entry in run.waitingFor where !entry.waitingRuns.isEmpty { entry.waitingRuns.removeAll { $0 === run } }
+        for entry in run.waitingFor where !entry.waitingRuns.isEmpty { entry.waitingRuns.remove(run) }
         if let error = run.error { throw error }
     }
 
@@ -343,9 +363,9 @@ public final class ServiceRegistry {
             entry.instance = instance
             instance.didCreate()
         }
-        let race = DeadlineRace()
-        entry.race = race
         if let deadline = entry.deadline {
+            let race = DeadlineRace()
+            entry.race = race
             race.timer = application.scheduleTimer(after: deadline) { [weak self] in
                 guard race.settle(), let self else { return }
                 entry.task?.cancel()
@@ -412,8 +432,7 @@ public final class ServiceRegistry {
 
     /// Tells the runs waiting for `entry`.
     private func settle(_ entry: Entry, error: ServiceError?) {
-        let runs = entry.waitingRuns
-        entry.waitingRuns.removeAll()
+        let runs = entry.waitingRuns.takeAll()
         for run in runs {
             run.remaining -= 1
             if let error, run.error == nil { run.error = error }
