@@ -136,6 +136,12 @@ public final class Application {
     /// Whether the app asked for a device token and the host has not answered yet, or answered.
     public var hasRequestedRemoteNotifications: Bool { remoteNotificationsRequested }
 
+    /// Records a diagnostic at the current time on the application's clock — for modules built
+    /// on the kernel (a refused registration, say) to report what they tolerated.
+    public func reportDiagnostic(_ kind: Diagnostic.Kind, subject: String, message: String) {
+        report(kind, subject: subject, message)
+    }
+
     func report(_ kind: Diagnostic.Kind, subject: String, _ message: String) {
         diagnostics.append(Diagnostic(kind: kind, subject: subject, message: message, time: clock.elapsed()))
     }

@@ -21,6 +21,9 @@ public struct Diagnostic: Sendable, Hashable, CustomStringConvertible {
         case hookFailed
         /// A synchronous hook or BootLoader phase ran longer than its budget.
         case slowHook
+        /// A module refused a request: a duplicate micro-app or service name, a micro-app start
+        /// or exit its rules or delegate refused (AppKernelModules' `Context`).
+        case moduleRefused
     }
 
     /// What kind of problem this is.

@@ -65,10 +65,7 @@ public final class Context {
     /// - Returns: `false` (and changes nothing) when the name is taken.
     @discardableResult
     public func registerApplication(named name: String, delegate factory: @escaping @MainActor () -> any MicroApplicationDelegate) -> Bool {
-        guard factories[name] == nil else {
-            lastRefusal = "an application named '\(name)' is already registered"
-            return false
-        }
+        guard factories[name] == nil else { return refuse("an application named '\(name)' is already registered") }
         factories[name] = factory
         return true
     }
@@ -188,8 +185,10 @@ public final class Context {
         app.rootController = nil
     }
 
+    /// Keeps the reason in ``lastRefusal`` and reports it as a `moduleRefused` diagnostic.
     private func refuse(_ reason: String) -> Bool {
         lastRefusal = reason
+        application.reportDiagnostic(.moduleRefused, subject: "context", message: reason)
         return false
     }
 

@@ -120,7 +120,9 @@ public final class ServiceRegistry {
                          failurePolicy: ServiceFailurePolicy = .failLaunch, deadline: Duration? = nil,
                          factory: @escaping @MainActor () -> any Service) -> Bool {
         guard entries[name] == nil else {
-            lastRegistrationError = ServiceError(code: .duplicate, service: name)
+            let error = ServiceError(code: .duplicate, service: name)
+            lastRegistrationError = error
+            application.reportDiagnostic(.moduleRefused, subject: "services", message: error.description)
             return false
         }
         var seen: Set<String> = []

@@ -179,6 +179,7 @@ struct ServiceRegistryTests {
         #expect(context.registerService(service, forName: "push"))
         #expect(!context.registerService(service, forName: "push"))
         #expect(context.services.lastRegistrationError?.description == "a service named 'push' is already registered")
+        #expect(context.application.diagnostics.map(\.description) == ["[moduleRefused] services: a service named 'push' is already registered"])
         #expect(context.findService(named: "push") == nil, "not started yet")
         #expect(context.findService(named: "nope") == nil)
         context.unregisterService(named: "push")
