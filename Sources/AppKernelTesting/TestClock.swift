@@ -49,8 +49,11 @@ public final class TestClock: SchedulingClock, Sendable {
     private struct State {
         var now: Instant
         var nextID = 0
-        /// Sorted latest-first by (deadline, id), so the next one due is the last element.
-        var pending: [Pending] = []
+        /// The waiters by id.
+        var waiters: [Int: Pending] = [:]
+        /// A binary min-heap of (deadline, id); entries whose id left `waiters` (cancelled) are
+        /// skipped when they reach the top. O(log n) schedule and pop, O(1) cancel.
+        var heap: [(deadline: Instant, id: Int)] = []
         var cancelledBeforeRegistration: Set<Int> = []
 
         mutating func makeID() -> Int {
@@ -59,28 +62,60 @@ public final class TestClock: SchedulingClock, Sendable {
         }
 
         mutating func insert(_ waiter: Pending) {
-            // Binary search for the first element due before the new one (latest-first order).
-            var low = 0
-            var high = pending.count
-            while low < high {
-                let mid = (low + high) / 2
-                let other = pending[mid]
-                if (other.deadline, other.id) > (waiter.deadline, waiter.id) { low = mid + 1 } else { high = mid }
+            waiters[waiter.id] = waiter
+            heap.append((waiter.deadline, waiter.id))
+            var child = heap.count - 1
+            while child > 0 {
+                let parent = (child - 1) / 2
+                guard Self.earlier(heap[child], than: heap[parent]) else { break }
+                heap.swapAt(child, parent)
+                child = parent
             }
-            pending.insert(waiter, at: low)
         }
 
         mutating func remove(id: Int) -> Pending? {
-            guard let index = pending.lastIndex(where: { $0.id == id }) else { return nil }
-            return pending.remove(at: index)
+            waiters.removeValue(forKey: id)
+        }
+
+        /// The earliest live waiter's heap entry, after dropping cancelled ones from the top.
+        mutating func top() -> (deadline: Instant, id: Int)? {
+            while let first = heap.first {
+                if waiters[first.id] != nil { return first }
+                popHeap()
+            }
+            return nil
         }
 
         /// Removes and returns the earliest waiter due at or before `limit` (ties: first scheduled).
         mutating func popDue(notAfter limit: Instant) -> Pending? {
-            guard let last = pending.last, last.deadline <= limit else { return nil }
-            pending.removeLast()
-            if last.deadline > now { now = last.deadline }
-            return last
+            guard let first = top(), first.deadline <= limit else { return nil }
+            popHeap()
+            if first.deadline > now { now = first.deadline }
+            return waiters.removeValue(forKey: first.id)
+        }
+
+        /// The live waiters, earliest first.
+        var ordered: [Pending] {
+            waiters.values.sorted { Self.earlier(($0.deadline, $0.id), than: ($1.deadline, $1.id)) }
+        }
+
+        private static func earlier(_ lhs: (deadline: Instant, id: Int), than rhs: (deadline: Instant, id: Int)) -> Bool {
+            lhs.deadline < rhs.deadline || (lhs.deadline == rhs.deadline && lhs.id < rhs.id)
+        }
+
+        private mutating func popHeap() {
+            heap.swapAt(0, heap.count - 1)
+            heap.removeLast()
+            var parent = 0
+            while true {
+                let left = 2 * parent + 1, right = left + 1
+                var smallest = parent
+                if left < heap.count, Self.earlier(heap[left], than: heap[smallest]) { smallest = left }
+                if right < heap.count, Self.earlier(heap[right], than: heap[smallest]) { smallest = right }
+                guard smallest != parent else { return }
+                heap.swapAt(parent, smallest)
+                parent = smallest
+            }
         }
     }
 
@@ -191,12 +226,12 @@ public final class TestClock: SchedulingClock, Sendable {
     }
 
     /// How many timers and sleepers are waiting.
-    public var pendingCount: Int { state.withLock { $0.pending.count } }
+    public var pendingCount: Int { state.withLock { $0.waiters.count } }
 
     /// How many tasks are asleep on this clock (timers not counted).
     public var sleeperCount: Int {
         state.withLock { state in
-            state.pending.count { if case .sleeper = $0.waiter { true } else { false } }
+            state.waiters.values.count { if case .sleeper = $0.waiter { true } else { false } }
         }
     }
 
@@ -214,14 +249,14 @@ public final class TestClock: SchedulingClock, Sendable {
     }
 
     /// The earliest deadline anything waits for.
-    public var nextDeadline: Instant? { state.withLock { $0.pending.last?.deadline } }
+    public var nextDeadline: Instant? { state.withLock { $0.top()?.deadline } }
 
     /// Throws when anything is still waiting: a test that ends with pending work usually forgot
     /// to advance the clock, or left a task or a timer running.
     /// - Throws: ``TestClockError/pendingWork(_:)`` listing what waits and when it is due.
     public func checkNothingPending() throws(TestClockError) {
         let waiting = state.withLock { state in
-            state.pending.reversed().map { pending in
+            state.ordered.map { pending in
                 switch pending.waiter {
                 case .sleeper: "a sleeper due at \(pending.deadline)"
                 case .timer: "a timer due at \(pending.deadline)"
