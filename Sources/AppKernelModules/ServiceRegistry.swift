@@ -104,7 +104,6 @@ public final class ServiceRegistry {
     private var registrationOrder: [Entry] = []
     private var dependents: [String: [String]] = [:]
     private var markGeneration = 0
-    private var retired: [Entry] = []
     private var bootReady: [CheckedContinuation<Void, Never>] = []
     private var bootFinished = false
     private var lastBootError: ServiceError?
@@ -163,7 +162,6 @@ public final class ServiceRegistry {
     /// Unregisters a service; a created one is told `willDestroy`.
     public func unregisterService(named name: String) {
         guard let entry = entries.removeValue(forKey: name) else { return }
-        retired.append(entry)   // other entries may still refer to it (unowned)
         registrationOrder.removeAll { $0 === entry }
         for dependency in entry.dependencies {
             dependents[dependency]?.removeAll { $0 == name }

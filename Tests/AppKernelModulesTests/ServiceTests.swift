@@ -173,6 +173,18 @@ struct ServiceRegistryTests {
         #expect(log.lines.count == 6, "each willDestroy once")
     }
 
+    @Test func dependenciesMayBeRegisteredLaterAndUnregisteringOneIsSeenByTheNextStart() async throws {
+        let services = try context().services
+        services.register(named: "api", dependencies: ["db", "db"]) { LoggingService("api", log: self.log) }
+        services.register(named: "db") { LoggingService("db", log: self.log) }
+        services.unregisterService(named: "db")
+        let missing = await #expect(throws: ServiceError.self) { try await services.startServices() }
+        #expect(missing?.description == "'api' depends on 'db', which is not registered (api → db)")
+        services.register(named: "db") { LoggingService("db", log: self.log) }
+        try await services.startServices()
+        #expect(services.startOrder == ["db", "api"], "a dependency named twice counts once")
+    }
+
     @Test func registrationRulesAndLookups() throws {
         let context = try context()
         let service = LoggingService("push", log: log)
