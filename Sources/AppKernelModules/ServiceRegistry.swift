@@ -69,11 +69,10 @@ public final class ServiceRegistry {
         mutating func remove(_ run: Run) {
             if first === run { first = rest.isEmpty ? nil : rest.removeFirst() } else { rest.removeAll { $0 === run } }
         }
-        /// Empties the list, returning what it held.
-        mutating func takeAll() -> [Run] {
-            guard let head = first else { return [] }
+        /// Empties the list, returning what it held (without building an array for the usual one).
+        mutating func takeAll() -> (first: Run?, rest: [Run]) {
             defer { first = nil; rest = [] }
-            return [head] + rest
+            return (first, rest)
         }
     }
 
@@ -350,9 +349,7 @@ public final class ServiceRegistry {
             let dependencyEntry = dependency.entry
             if case .failed = dependencyEntry.state {
                 let error = ServiceError(code: .dependencyFailed, service: name, path: chain(to: name), detail: dependencyEntry.name)
-                for ready in fail(entry, error) {
-                    launch(ready)
-                }
+                _ = fail(entry, error)
                 return nil
             }
             guard dependencyEntry.state == .started else { return nil }
@@ -370,7 +367,7 @@ public final class ServiceRegistry {
                 guard race.settle(), let self else { return }
                 entry.task?.cancel()
                 let error = ServiceError(code: .timedOut, service: entry.name, path: self.chain(to: entry.name), detail: "\(deadline)")
-                for ready in self.fail(entry, error) { self.launch(ready) }
+                _ = self.fail(entry, error)
             }
         }
         return entry
@@ -400,44 +397,55 @@ public final class ServiceRegistry {
             entry.task = nil
             guard entry.race?.settle() ?? true else { continue }
             entry.race = nil
-            var ready: [Entry]
+            let keep = !Task.isCancelled
             switch outcome {
             case .success:
-                ready = started(entry)
+                current = started(entry, keepingFirstReady: keep)
             case .failure(let error):
-                ready = fail(entry, ServiceError(code: .startFailed, service: entry.name, path: chain(to: entry.name), detail: "\(error)"))
+                let failure = ServiceError(code: .startFailed, service: entry.name, path: chain(to: entry.name), detail: "\(error)")
+                current = fail(entry, failure, keepingFirstReady: keep)
             }
-            if !Task.isCancelled, !ready.isEmpty {
-                let next = ready.removeFirst()
-                next.task = worker.task
-                current = next
-            }
-            for other in ready { launch(other) }
+            current?.task = worker.task
         }
     }
 
     /// The services the start or failure of `entry` made ready.
-    private func started(_ entry: Entry) -> [Entry] {
+    private func started(_ entry: Entry, keepingFirstReady: Bool = false) -> Entry? {
         entry.state = .started
         startOrder.append(entry.name)
         settle(entry, error: nil)
-        return entry.dependentEntries.compactMap { prepare($0.entry) }
+        return prepareDependents(of: entry, keepingFirst: keepingFirstReady)
     }
 
-    private func fail(_ entry: Entry, _ error: ServiceError) -> [Entry] {
+    private func fail(_ entry: Entry, _ error: ServiceError, keepingFirstReady: Bool = false) -> Entry? {
         entry.state = .failed(error.description)
         settle(entry, error: entry.policy == .failLaunch ? error : nil)
-        return entry.dependentEntries.compactMap { prepare($0.entry) }
+        return prepareDependents(of: entry, keepingFirst: keepingFirstReady)
+    }
+
+    /// Prepares the dependents `entry` made ready and launches them — all, or all but the first,
+    /// which is returned for the caller's task to start next.
+    private func prepareDependents(of entry: Entry, keepingFirst: Bool) -> Entry? {
+        var kept: Entry?
+        for dependent in entry.dependentEntries {
+            guard let ready = prepare(dependent.entry) else { continue }
+            if keepingFirst && kept == nil { kept = ready } else { launch(ready) }
+        }
+        return kept
     }
 
     /// Tells the runs waiting for `entry`.
     private func settle(_ entry: Entry, error: ServiceError?) {
-        let runs = entry.waitingRuns.takeAll()
-        for run in runs {
-            run.remaining -= 1
-            if let error, run.error == nil { run.error = error }
-            checkDone(run)
-        }
+        let (first, rest) = entry.waitingRuns.takeAll()
+        if let first { settle(first, error: error) }
+        for run in rest { settle(run, error: error) }
+    }
+
+    /// One of the services `run` waits for has settled.
+    private func settle(_ run: Run, error: ServiceError?) {
+        run.remaining -= 1
+        if let error, run.error == nil { run.error = error }
+        checkDone(run)
     }
 
     private func checkDone(_ run: Run) {
