@@ -31,6 +31,9 @@ public final class ServiceRegistry {
         var resolvedDependencies: [Unowned] = []
         /// The registered services that depend on this one.
         var dependentEntries: [Unowned] = []
+        /// How many resolved dependencies have not started: at zero (and with every dependency
+        /// resolved) the service may start — checked without touching the dependencies.
+        var unstartedDependencies = 0
         /// The dependent whose start first needed this one (for error chains).
         var neededBy: String?
         /// The closure pass that last visited it (`visiting` or `visited` of that pass).
@@ -146,6 +149,7 @@ public final class ServiceRegistry {
     /// Resolves `entry`'s dependencies to the registered entries.
     private func resolve(_ entry: Entry) {
         entry.resolvedDependencies = entry.dependencies.compactMap { entries[$0].map(Unowned.init) }
+        entry.unstartedDependencies = entry.resolvedDependencies.count { $0.entry.state != .started }
     }
 
     /// Registers an existing service instance (mPaaS's `registerService:forName:`), started with
@@ -345,14 +349,11 @@ public final class ServiceRegistry {
         let name = entry.name
         guard entry.state == .registered, entry.resolvedDependencies.count == entry.dependencies.count,
               !entry.waitingRuns.isEmpty else { return nil }
-        for dependency in entry.resolvedDependencies {
-            let dependencyEntry = dependency.entry
-            if case .failed = dependencyEntry.state {
-                let error = ServiceError(code: .dependencyFailed, service: name, path: chain(to: name), detail: dependencyEntry.name)
-                _ = fail(entry, error)
-                return nil
+        if entry.unstartedDependencies > 0 {
+            if let failed = entry.resolvedDependencies.first(where: { Self.isFailed($0.entry) })?.entry {
+                _ = fail(entry, ServiceError(code: .dependencyFailed, service: name, path: chain(to: name), detail: failed.name))
             }
-            guard dependencyEntry.state == .started else { return nil }
+            return nil
         }
         entry.state = .starting
         if entry.instance == nil {
@@ -414,7 +415,14 @@ public final class ServiceRegistry {
         entry.state = .started
         startOrder.append(entry.name)
         settle(entry, error: nil)
-        return prepareDependents(of: entry, keepingFirst: keepingFirstReady)
+        var kept: Entry?
+        for dependent in entry.dependentEntries {
+            let dependentEntry = dependent.entry
+            dependentEntry.unstartedDependencies -= 1
+            guard dependentEntry.unstartedDependencies == 0, let ready = prepare(dependentEntry) else { continue }
+            if keepingFirstReady && kept == nil { kept = ready } else { launch(ready) }
+        }
+        return kept
     }
 
     private func fail(_ entry: Entry, _ error: ServiceError, keepingFirstReady: Bool = false) -> Entry? {
@@ -432,6 +440,11 @@ public final class ServiceRegistry {
             if keepingFirst && kept == nil { kept = ready } else { launch(ready) }
         }
         return kept
+    }
+
+    /// `entry` stopped being started: its dependents wait for it again.
+    private func unstarted(_ entry: Entry) {
+        for dependent in entry.dependentEntries { dependent.entry.unstartedDependencies += 1 }
     }
 
     /// Tells the runs waiting for `entry`.
@@ -481,6 +494,7 @@ public final class ServiceRegistry {
                 }
             }
             instance.willDestroy()
+            if entry.state == .started { unstarted(entry) }
             entry.state = .destroyed
         }
         startOrder.removeAll()
