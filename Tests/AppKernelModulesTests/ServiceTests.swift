@@ -185,6 +185,21 @@ struct ServiceRegistryTests {
         #expect(services.startOrder == ["db", "api"], "a dependency named twice counts once")
     }
 
+    @Test func findServiceStartsALazyServiceAndFindsItOnceStarted() async throws {
+        let services = try context().services
+        services.register(named: "keychain") { LoggingService("keychain", log: self.log) }
+        services.register(named: "geo", dependencies: ["keychain"], startMode: .lazy) {
+            LoggingService("geo", log: self.log, delay: .seconds(1), clock: self.clock)
+        }
+        #expect(services.findService(named: "geo") == nil, "not started: the lookup starts it")
+        try await clock.waitForSleepers(1)
+        #expect(log.lines == ["keychain.created", "keychain.start", "keychain.started", "geo.created", "geo.start"])
+        #expect(services.findService(named: "geo") == nil, "still starting; no second start")
+        await clock.advance(by: .seconds(1))
+        #expect(services.findService(named: "geo") != nil)
+        #expect(log.lines.filter { $0 == "geo.start" }.count == 1)
+    }
+
     @Test func registrationRulesAndLookups() throws {
         let context = try context()
         let service = LoggingService("push", log: log)
