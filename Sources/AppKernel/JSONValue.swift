@@ -1,3 +1,5 @@
+import Foundation
+
 /// A JSON-shaped value: the typed, `Sendable` stand-in for UIKit's `[AnyHashable: Any]` user-info
 /// dictionaries (remote-notification payloads, user-activity and shortcut-item user info).
 ///
@@ -125,5 +127,24 @@ extension JSONValue: CustomStringConvertible {
             }
         }
         return out + "\""
+    }
+}
+
+extension JSONValue {
+    /// Converts what `JSONSerialization` or `PropertyListSerialization` returns. Booleans are
+    /// numbers whose Objective-C type is `c` (char), here and on Darwin, so `true` and `1` stay
+    /// apart; other numbers are `.int` when whole and not stored as a double; values JSON has no
+    /// form for (a property list's dates and data) become `.null`.
+    public init(foundationObject object: Any) {
+        switch object {
+        case let dictionary as [String: Any]: self = .object(dictionary.mapValues(JSONValue.init(foundationObject:)))
+        case let array as [Any]: self = .array(array.map(JSONValue.init(foundationObject:)))
+        case let text as String: self = .string(text)
+        case let number as NSNumber:
+            if String(cString: number.objCType) == "c" { self = .bool(number.boolValue) }
+            else if let integer = Int(exactly: number.doubleValue), !String(cString: number.objCType).contains("d") { self = .int(integer) }
+            else { self = .double(number.doubleValue) }
+        default: self = .null
+        }
     }
 }

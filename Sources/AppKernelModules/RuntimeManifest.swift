@@ -214,29 +214,24 @@ private struct Reader {
     }
 
     func bool(_ value: Any, at keyPath: String) throws(ManifestError) -> Bool {
-        if let bool = booleanValue(value) { return bool }
+        if case .bool(let flag) = JSONValue(foundationObject: value) { return flag }
         throw error(keyPath, "expected true or false, found \(kind(of: value))")
     }
 
     private func kind(of value: Any) -> String {
         switch value {
         case is String: "a string"
-        case _ where booleanValue(value) != nil: "a boolean"
-        case is NSNumber, is Int, is Double: "a number"
         case is [Any]: "an array"
         case is [String: Any]: "an object"
         case is NSNull: "null"
-        default: "\(type(of: value))"
+        default:
+            switch JSONValue(foundationObject: value) {
+            case .bool: "a boolean"
+            case .int, .double: "a number"
+            default: "\(type(of: value))"
+            }
         }
     }
-}
-
-/// The value of a JSON or property-list boolean (a native `Bool`, or a Foundation number made
-/// from one — not `0` or `1`).
-private func booleanValue(_ value: Any) -> Bool? {
-    if type(of: value) == Bool.self { return value as? Bool }
-    if let number = value as? NSNumber, type(of: value) is NSNumber.Type, String(cString: number.objCType) == "c" { return number.boolValue }
-    return nil
 }
 
 extension Context {

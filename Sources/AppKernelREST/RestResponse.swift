@@ -47,21 +47,7 @@ extension JSONValue {
     /// Parses JSON data.
     /// - Throws: Foundation's error for text that is not JSON.
     public init(jsonData: Data) throws {
-        self = JSONValue(any: try JSONSerialization.jsonObject(with: jsonData, options: [.fragmentsAllowed]))
-    }
-
-    /// Converts a `JSONSerialization` object.
-    init(any object: Any) {
-        switch object {
-        case let dictionary as [String: Any]: self = .object(dictionary.mapValues(JSONValue.init(any:)))
-        case let array as [Any]: self = .array(array.map(JSONValue.init(any:)))
-        case let text as String: self = .string(text)
-        case let number as NSNumber:
-            if String(cString: number.objCType) == "c" { self = .bool(number.boolValue) }
-            else if let integer = Int(exactly: number.doubleValue), !String(cString: number.objCType).contains("d") { self = .int(integer) }
-            else { self = .double(number.doubleValue) }
-        default: self = .null
-        }
+        self = JSONValue(foundationObject: try JSONSerialization.jsonObject(with: jsonData, options: [.fragmentsAllowed]))
     }
 
     /// The value as a `JSONSerialization` object.

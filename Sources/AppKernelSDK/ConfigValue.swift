@@ -1,4 +1,5 @@
 import Foundation
+import AppKernel
 
 /// A parsed configuration value that remembers where it came from, so errors name the key path
 /// and the line.
@@ -105,27 +106,21 @@ struct ConfigValue {
         do { object = try PropertyListSerialization.propertyList(from: data, format: nil) } catch {
             throw ConfigError(code: .malformed, file: file, keyPath: "", reason: "not a valid property list: \(error.localizedDescription)")
         }
-        return convert(object, file: file, path: "")
+        return convert(JSONValue(foundationObject: object), file: file, path: "")
     }
 
-    private static func convert(_ object: Any, file: String, path: String) -> ConfigValue {
+    private static func convert(_ value: JSONValue, file: String, path: String) -> ConfigValue {
         func child(_ key: String) -> String { path.isEmpty ? key : "\(path).\(key)" }
-        switch object {
-        case let dictionary as [String: Any]:
-            return ConfigValue(kind: .object(dictionary.keys.sorted().map { ($0, convert(dictionary[$0]!, file: file, path: child($0))) }),
-                               line: nil, file: file, path: path)
-        case let array as [Any]:
-            return ConfigValue(kind: .array(array.enumerated().map { convert($1, file: file, path: "\(path)[\($0)]") }),
-                               line: nil, file: file, path: path)
-        case let text as String:
-            return ConfigValue(kind: .string(text), line: nil, file: file, path: path)
-        case let number as NSNumber:
-            // Booleans are NSNumbers whose Objective-C type is 'c' (char), here and on Darwin.
-            if String(cString: number.objCType) == "c" { return ConfigValue(kind: .bool(number.boolValue), line: nil, file: file, path: path) }
-            return ConfigValue(kind: .number(number.doubleValue), line: nil, file: file, path: path)
-        default:
-            return ConfigValue(kind: .null, line: nil, file: file, path: path)
+        let kind: Kind
+        switch value {
+        case .object(let members): kind = .object(members.keys.sorted().map { ($0, convert(members[$0]!, file: file, path: child($0))) })
+        case .array(let values): kind = .array(values.enumerated().map { convert($1, file: file, path: "\(path)[\($0)]") })
+        case .string(let text): kind = .string(text)
+        case .bool(let flag): kind = .bool(flag)
+        case .int, .double: kind = .number(value.doubleValue ?? 0)
+        case .null: kind = .null
         }
+        return ConfigValue(kind: kind, line: nil, file: file, path: path)
     }
 }
 
