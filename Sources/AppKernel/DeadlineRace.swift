@@ -1,6 +1,9 @@
+import Synchronization
+
 /// Decides the race between a piece of async work and its deadline timer: whichever calls
 /// ``settle()`` first wins, and the timer is cancelled. The BootLoader's async phases and the
-/// SDK manager's launch phases use it with ``Application/scheduleTimer(after:_:)``.
+/// service registry's starts use it with ``Application/scheduleTimer(after:_:)``; to simply await
+/// work with a deadline, use ``Application/run(withDeadline:_:)``.
 ///
 /// ```swift
 /// let race = DeadlineRace()
@@ -25,5 +28,48 @@ public final class DeadlineRace {
         settled = true
         timer?.cancel()
         return true
+    }
+}
+
+extension Application {
+    /// Runs `body` in a main-actor task and waits for it — at most `deadline` on the
+    /// application's clock. When the deadline passes first, the task is cancelled and the result
+    /// is `nil`; when the waiting task is cancelled, so is `body`'s.
+    public func run<T: Sendable>(withDeadline deadline: Duration, _ body: @escaping @MainActor () async -> T) async -> T? {
+        let work = TaskHandle()
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<T?, Never>) in
+                let race = DeadlineRace()
+                work.set(Task { @MainActor in
+                    let value = await body()
+                    if race.settle() { continuation.resume(returning: value) }
+                })
+                race.timer = scheduleTimer(after: deadline) {
+                    guard race.settle() else { return }
+                    work.cancel()
+                    continuation.resume(returning: nil)
+                }
+            }
+        } onCancel: {
+            work.cancel()
+        }
+    }
+}
+
+/// A task reachable from a cancellation handler on any thread.
+final class TaskHandle: Sendable {
+    private let task = Mutex<Task<Void, Never>?>(nil)
+    private let cancelled = Mutex(false)
+
+    /// Keeps `task`; cancels it at once if cancellation came first.
+    func set(_ newTask: Task<Void, Never>) {
+        task.withLock { $0 = newTask }
+        if cancelled.withLock({ $0 }) { newTask.cancel() }
+    }
+
+    /// Cancels the task (now, or as soon as it is set).
+    func cancel() {
+        cancelled.withLock { $0 = true }
+        task.withLock { $0 }?.cancel()
     }
 }

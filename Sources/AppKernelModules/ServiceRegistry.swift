@@ -481,18 +481,7 @@ public final class ServiceRegistry {
     public func shutdown(deadline: Duration = .seconds(5)) async {
         for name in startOrder.reversed() {
             guard let entry = entries[name], let instance = entry.instance, entry.state != .destroyed else { continue }
-            let race = DeadlineRace()
-            await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
-                let task = Task { @MainActor in
-                    await instance.shutdown()
-                    if race.settle() { done.resume() }
-                }
-                race.timer = application.scheduleTimer(after: deadline) {
-                    guard race.settle() else { return }
-                    task.cancel()
-                    done.resume()
-                }
-            }
+            _ = await application.run(withDeadline: deadline) { await instance.shutdown() }
             instance.willDestroy()
             if entry.state == .started { unstarted(entry) }
             entry.state = .destroyed

@@ -298,30 +298,16 @@ open class SDKManager {
             return
         }
         let deadline = phaseDeadline
-        let phaseTask = TaskHandle()
-        let outcome: Result<Void, LaunchError> = await withTaskCancellationHandler {
-            await withCheckedContinuation { continuation in
-                let race = DeadlineRace()
-                phaseTask.set(Task { @MainActor in
-                    let result: Result<Void, LaunchError>
-                    do {
-                        try await self.run(phase)
-                        result = .success(())
-                    } catch {
-                        result = .failure(Self.launchError(error, in: phase))
-                    }
-                    if race.settle() { continuation.resume(returning: result) }
-                })
-                race.timer = application.scheduleTimer(after: deadline) {
-                    guard race.settle() else { return }
-                    phaseTask.cancel()
-                    continuation.resume(returning: .failure(LaunchError(phase: phase, cause: .timedOut(deadline))))
-                }
+        // A cancelled launch (the application terminated) cancels the phase too.
+        let outcome = await application.run(withDeadline: deadline) { () -> Result<Void, LaunchError> in
+            do {
+                try await self.run(phase)
+                return .success(())
+            } catch {
+                return .failure(Self.launchError(error, in: phase))
             }
-        } onCancel: {
-            // The launch was cancelled (the application terminated): so is the phase.
-            phaseTask.cancel()
         }
+        guard let outcome else { throw LaunchError(phase: phase, cause: .timedOut(deadline)) }
         try outcome.get()
     }
 
@@ -343,23 +329,5 @@ public struct ServiceStartError: Error, CustomStringConvertible {
 
     /// "the SDK service '<name>' failed to start: <error>".
     public var description: String { "the SDK service '\(service)' failed to start: \(underlyingError)" }
-}
-
-/// The task running a phase, reachable from a cancellation handler on any thread.
-final class TaskHandle: Sendable {
-    private let task = Mutex<Task<Void, Never>?>(nil)
-    private let cancelled = Mutex(false)
-
-    /// Keeps `task`; cancels it at once if cancellation came first.
-    func set(_ newTask: Task<Void, Never>) {
-        task.withLock { $0 = newTask }
-        if cancelled.withLock({ $0 }) { newTask.cancel() }
-    }
-
-    /// Cancels the task (now, or as soon as it is set).
-    func cancel() {
-        cancelled.withLock { $0 = true }
-        task.withLock { $0 }?.cancel()
-    }
 }
 
