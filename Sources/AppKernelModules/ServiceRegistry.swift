@@ -289,7 +289,9 @@ public final class ServiceRegistry {
     /// The services `roots` need, dependencies before dependents; checks for missing
     /// dependencies and cycles (iteratively: chains may be long). Marks on the entries replace a
     /// visited set; the walk follows the resolved links, so it hashes nothing.
-    private func closure(of roots: [Entry]) throws(ServiceError) -> [Entry] {
+    /// - Parameter recordingChains: Note who first needed each service, for error chains (a
+    ///   start does; a mere check does not).
+    private func closure(of roots: [Entry], recordingChains: Bool = true) throws(ServiceError) -> [Entry] {
         markGeneration += 2
         let visiting = markGeneration, visited = markGeneration + 1
         var ordered: [Entry] = []
@@ -310,7 +312,7 @@ public final class ServiceRegistry {
                 }
                 stack[stack.count - 1].next += 1
                 let dependency = entry.resolvedDependencies[top.next].entry
-                if dependency.neededBy == nil { dependency.neededBy = entry.name }
+                if recordingChains && dependency.neededBy == nil { dependency.neededBy = entry.name }
                 if dependency.mark == visiting {
                     let path = stack.map(\.entry.name)
                     let start = path.firstIndex(of: dependency.name) ?? 0
@@ -326,9 +328,7 @@ public final class ServiceRegistry {
 
     /// Checks every registered service's dependencies for cycles and missing names.
     func checkGraph() throws(ServiceError) {
-        let saved = entries.values.map { ($0, $0.neededBy) }
-        defer { for (entry, neededBy) in saved { entry.neededBy = neededBy } }
-        _ = try closure(of: registrationOrder)
+        _ = try closure(of: registrationOrder, recordingChains: false)
     }
 
     /// Who needed `name`, back to the root: `root → … → name`.
