@@ -12,6 +12,49 @@ import AppKernel
 /// in exact reverse order of completed starts, each `willDestroy` once.
 @MainActor
 public final class ServiceRegistry {
+    /// Where a service is, in one byte (``ServiceState`` without the failure reason).
+    enum Phase: UInt8 {
+        case registered, starting, started, failed, destroyed
+        /// Unregistered: the slot is a tombstone (slots are never reused, so indices stay valid).
+        case unregistered
+    }
+
+    /// The scheduling state of one service, kept with every other service's in one contiguous
+    /// array (`nodes`, indexed by slot), so the passes over thousands of services during a start
+    /// read a few dozen bytes each instead of chasing objects across the heap.
+    struct Node {
+        var phase = Phase.registered
+        /// Whether every dependency is registered (no `-1` among its dependency slots).
+        var isResolved = false
+        /// Whether it starts with the eager services (``ServiceStartMode/eager``).
+        let startsEagerly: Bool
+        /// The closure pass that last visited it (`visiting` or `visited` of that pass).
+        var mark = 0
+        /// How many resolved dependencies have not started: at zero (and with every dependency
+        /// resolved) the service may start — checked without touching the dependencies.
+        var unstartedDependencies = 0
+        /// How many resolved dependencies have failed (a dependent of a failed one fails, too).
+        var failedDependencies = 0
+        /// The dependent whose start first needed this one (for error chains); `-1`: none.
+        var neededBy = -1
+        /// Its dependencies: `dependencySlots[firstDependency ..< firstDependency + dependencyCount]`
+        /// hold their slots, in declaration order (`-1` while one is not registered).
+        let firstDependency: Int
+        let dependencyCount: Int
+        /// The head of its list of dependents in `dependentEdges`; `-1`: none.
+        var firstDependent = -1
+        /// The runs waiting for it (it is wanted while any is).
+        var waitingRuns = RunList()
+    }
+
+    /// One link in a service's list of dependents.
+    struct DependentEdge {
+        var dependent: Int
+        var next: Int
+    }
+
+    /// What a service was registered with, and what its start creates — read when it starts,
+    /// not by the passes over all services.
     final class Entry {
         let name: String
         let dependencies: [String]
@@ -20,24 +63,10 @@ public final class ServiceRegistry {
         let deadline: Duration?
         let factory: @MainActor () -> any Service
         var instance: (any Service)?
-        var state: ServiceState = .registered
+        /// Why it failed (its phase is `.failed`).
+        var failureReason = ""
         var task: Task<Void, Never>?
         var race: DeadlineRace?
-        /// The runs waiting for this service (it is wanted while any is).
-        var waitingRuns = RunList()
-        /// The registered dependencies' entries, in `dependencies` order (fewer while one is
-        /// missing); kept up to date by registration. Unowned: the registry owns every entry, and
-        /// strong links down a long chain would release recursively (100,000 deep overflows the stack).
-        var resolvedDependencies: [Unowned] = []
-        /// The registered services that depend on this one.
-        var dependentEntries: [Unowned] = []
-        /// How many resolved dependencies have not started: at zero (and with every dependency
-        /// resolved) the service may start — checked without touching the dependencies.
-        var unstartedDependencies = 0
-        /// The dependent whose start first needed this one (for error chains).
-        var neededBy: String?
-        /// The closure pass that last visited it (`visiting` or `visited` of that pass).
-        var mark = 0
 
         init(name: String, dependencies: [String], mode: ServiceStartMode, policy: ServiceFailurePolicy, deadline: Duration?,
              factory: @escaping @MainActor () -> any Service) {
@@ -48,11 +77,6 @@ public final class ServiceRegistry {
             self.deadline = deadline
             self.factory = factory
         }
-    }
-
-    /// An entry referred to by another.
-    struct Unowned {
-        unowned let entry: Entry
     }
 
     /// The task that starts services one after another down a chain.
@@ -81,13 +105,13 @@ public final class ServiceRegistry {
 
     /// One call's wait for a set of services.
     final class Run {
-        /// The services it waits for.
-        let waitingFor: [Entry]
+        /// The slots of the services it waits for.
+        let waitingFor: [Int]
         /// How many of them have not settled.
         var remaining: Int
         var error: ServiceError?
         var continuation: CheckedContinuation<Void, Never>?
-        init(waitingFor: [Entry]) {
+        init(waitingFor: [Int]) {
             self.waitingFor = waitingFor
             remaining = waitingFor.count
         }
@@ -102,9 +126,18 @@ public final class ServiceRegistry {
     /// The services in the order their starts completed.
     public private(set) var startOrder: [String] = []
 
-    private var entries: [String: Entry] = [:]
-    private var registrationOrder: [Entry] = []
-    private var dependents: [String: [String]] = [:]
+    /// The services by slot (unregistered ones stay as tombstones), in registration order.
+    private var entries: [Entry] = []
+    private var nodes: [Node] = []
+    /// Every service's dependency slots, each service's in one run (see ``Node``).
+    private var dependencySlots: [Int] = []
+    /// The dependents lists' links; freed links are reused through `freeEdge`.
+    private var dependentEdges: [DependentEdge] = []
+    private var freeEdge = -1
+    /// The slot of each registered name.
+    private var slots: [String: Int] = [:]
+    /// The services that name each dependency (registered or not yet), by slot.
+    private var dependents: [String: [Int]] = [:]
     private var markGeneration = 0
     private var bootReady: [CheckedContinuation<Void, Never>] = []
     private var bootFinished = false
@@ -120,7 +153,7 @@ public final class ServiceRegistry {
     public func register(named name: String, dependencies: [String] = [], startMode: ServiceStartMode = .eager,
                          failurePolicy: ServiceFailurePolicy = .failLaunch, deadline: Duration? = nil,
                          factory: @escaping @MainActor () -> any Service) -> Bool {
-        guard entries[name] == nil else {
+        guard slots[name] == nil else {
             let error = ServiceError(code: .duplicate, service: name)
             lastRegistrationError = error
             application.reportDiagnostic(.moduleRefused, subject: "services", message: error.description)
@@ -128,28 +161,80 @@ public final class ServiceRegistry {
         }
         var seen: Set<String> = []
         let unique = dependencies.filter { seen.insert($0).inserted }
-        let entry = Entry(name: name, dependencies: unique, mode: startMode, policy: failurePolicy,
-                          deadline: deadline ?? defaultStartDeadline, factory: factory)
-        entries[name] = entry
-        registrationOrder.append(entry)
+        let slot = entries.count
+        entries.append(Entry(name: name, dependencies: unique, mode: startMode, policy: failurePolicy,
+                             deadline: deadline ?? defaultStartDeadline, factory: factory))
+        nodes.append(Node(startsEagerly: startMode == .eager, firstDependency: dependencySlots.count, dependencyCount: unique.count))
+        slots[name] = slot
         for dependency in unique {
-            dependents[dependency, default: []].append(name)
-            entries[dependency]?.dependentEntries.append(Unowned(entry: entry))
+            dependencySlots.append(-1)
+            dependents[dependency, default: []].append(slot)
         }
-        resolve(entry)
+        resolve(slot)
         // Services registered earlier that named this one now resolve it.
-        for dependent in dependents[name] ?? [] {
-            guard let dependentEntry = entries[dependent], dependentEntry !== entry else { continue }
-            entry.dependentEntries.append(Unowned(entry: dependentEntry))
-            resolve(dependentEntry)
-        }
+        for dependent in dependents[name] ?? [] where dependent != slot { resolve(dependent) }
         return true
     }
 
-    /// Resolves `entry`'s dependencies to the registered entries.
-    private func resolve(_ entry: Entry) {
-        entry.resolvedDependencies = entry.dependencies.compactMap { entries[$0].map(Unowned.init) }
-        entry.unstartedDependencies = entry.resolvedDependencies.count { $0.entry.state != .started }
+    /// Links `slot`'s dependency slots that are unresolved to the registered services, then
+    /// recounts its unresolved, unstarted and failed dependencies.
+    private func resolve(_ slot: Int) {
+        let node = nodes[slot]
+        let names = entries[slot].dependencies
+        for position in 0..<node.dependencyCount where dependencySlots[node.firstDependency + position] < 0 {
+            guard let dependency = slots[names[position]] else { continue }
+            dependencySlots[node.firstDependency + position] = dependency
+            addDependent(slot, to: dependency)
+        }
+        recount(slot)
+    }
+
+    private func recount(_ slot: Int) {
+        var resolved = true, unstarted = 0, failed = 0
+        for dependency in dependencySlots[nodes[slot].firstDependency ..< nodes[slot].firstDependency + nodes[slot].dependencyCount] {
+            guard dependency >= 0 else { resolved = false; continue }
+            if nodes[dependency].phase != .started { unstarted += 1 }
+            if nodes[dependency].phase == .failed { failed += 1 }
+        }
+        nodes[slot].isResolved = resolved
+        nodes[slot].unstartedDependencies = unstarted
+        nodes[slot].failedDependencies = failed
+    }
+
+    private func addDependent(_ dependent: Int, to dependency: Int) {
+        let link = DependentEdge(dependent: dependent, next: nodes[dependency].firstDependent)
+        if freeEdge >= 0 {
+            let reused = freeEdge
+            freeEdge = dependentEdges[reused].next
+            dependentEdges[reused] = link
+            nodes[dependency].firstDependent = reused
+        } else {
+            dependentEdges.append(link)
+            nodes[dependency].firstDependent = dependentEdges.count - 1
+        }
+    }
+
+    private func removeDependent(_ dependent: Int, from dependency: Int) {
+        var previous = -1, edge = nodes[dependency].firstDependent
+        while edge >= 0, dependentEdges[edge].dependent != dependent {
+            previous = edge
+            edge = dependentEdges[edge].next
+        }
+        guard edge >= 0 else { return }
+        if previous >= 0 { dependentEdges[previous].next = dependentEdges[edge].next } else { nodes[dependency].firstDependent = dependentEdges[edge].next }
+        dependentEdges[edge].next = freeEdge
+        freeEdge = edge
+    }
+
+    /// The slots of `slot`'s dependents.
+    private func dependentSlots(of slot: Int) -> [Int] {
+        var result: [Int] = []
+        var edge = nodes[slot].firstDependent
+        while edge >= 0 {
+            result.append(dependentEdges[edge].dependent)
+            edge = dependentEdges[edge].next
+        }
+        return result
     }
 
     /// Registers an existing service instance (mPaaS's `registerService:forName:`), started with
@@ -162,36 +247,65 @@ public final class ServiceRegistry {
     /// Why the last registration was refused.
     public private(set) var lastRegistrationError: ServiceError?
 
-    /// Unregisters a service; a created one is told `willDestroy`.
+    /// Unregisters a service; a created one is told `willDestroy`, a start under way is cancelled,
+    /// and lookups waiting for it fail with ``ServiceError/Code/unknown``. Its slot stays as a
+    /// tombstone (a few dozen bytes), so no other service's links move.
     public func unregisterService(named name: String) {
-        guard let entry = entries.removeValue(forKey: name) else { return }
-        registrationOrder.removeAll { $0 === entry }
-        for dependency in entry.dependencies {
-            dependents[dependency]?.removeAll { $0 == name }
-            entries[dependency]?.dependentEntries.removeAll { $0.entry === entry }
+        guard let slot = slots.removeValue(forKey: name) else { return }
+        let entry = entries[slot]
+        let node = nodes[slot]
+        for (position, dependency) in entry.dependencies.enumerated() {
+            dependents[dependency]?.removeAll { $0 == slot }
+            let linked = dependencySlots[node.firstDependency + position]
+            if linked >= 0 { removeDependent(slot, from: linked) }
         }
-        for dependent in entry.dependentEntries where dependent.entry !== entry { resolve(dependent.entry) }
-        entry.dependentEntries.removeAll()
-        entry.resolvedDependencies.removeAll()
-        if let instance = entry.instance, entry.state != .destroyed { instance.willDestroy() }
-        entry.state = .destroyed
+        for dependent in dependentSlots(of: slot) {
+            let dependentNode = nodes[dependent]
+            for position in dependentNode.firstDependency ..< dependentNode.firstDependency + dependentNode.dependencyCount
+            where dependencySlots[position] == slot {
+                dependencySlots[position] = -1
+            }
+            removeDependent(dependent, from: slot)
+            recount(dependent)
+        }
+        // A start under way is abandoned; whoever waits for it learns it is gone.
+        if node.phase == .starting {
+            _ = entry.race?.settle()
+            entry.task?.cancel()
+        }
+        nodes[slot].phase = .unregistered
+        settle(slot, error: ServiceError(code: .unknown, service: name))
+        if let instance = entry.instance, node.phase != .destroyed { instance.willDestroy() }
+        entry.instance = nil
         startOrder.removeAll { $0 == name }
     }
 
     /// The registered names, in registration order.
-    public var registeredNames: [String] { registrationOrder.map(\.name) }
+    public var registeredNames: [String] { registeredSlots.map { entries[$0].name } }
+
+    private var registeredSlots: [Int] { nodes.indices.filter { nodes[$0].phase != .unregistered } }
 
     /// A service's state; `nil` if unknown.
-    public func state(of name: String) -> ServiceState? { entries[name]?.state }
+    public func state(of name: String) -> ServiceState? { slots[name].map(state(ofSlot:)) }
+
+    private func state(ofSlot slot: Int) -> ServiceState {
+        switch nodes[slot].phase {
+        case .registered, .unregistered: .registered
+        case .starting: .starting
+        case .started: .started
+        case .failed: .failed(entries[slot].failureReason)
+        case .destroyed: .destroyed
+        }
+    }
 
     // MARK: Lookup
 
     /// A started service, at once; `nil` if unknown or not started. A lazy service that has not
     /// started begins starting (use ``service(named:)`` to wait for it).
     public func findService(named name: String) -> (any Service)? {
-        guard let entry = entries[name] else { return nil }
-        if entry.state == .started { return entry.instance }
-        if case .lazy = entry.mode, entry.state == .registered { Task { _ = try? await self.service(named: name) } }
+        guard let slot = slots[name] else { return nil }
+        if nodes[slot].phase == .started { return entries[slot].instance }
+        if case .lazy = entries[slot].mode, nodes[slot].phase == .registered { Task { _ = try? await self.service(named: name) } }
         return nil
     }
 
@@ -199,10 +313,13 @@ public final class ServiceRegistry {
     /// lookups race.
     /// - Throws: ``ServiceError``.
     public func service(named name: String) async throws(ServiceError) -> any Service {
-        guard let entry = entries[name] else { throw ServiceError(code: .unknown, service: name) }
-        if entry.state != .started { try await start([entry]) }
-        guard entry.state == .started, let instance = entry.instance else {
-            if case .failed(let reason) = entry.state { throw ServiceError(code: .startFailed, service: name, path: [name], detail: reason) }
+        guard let slot = slots[name] else { throw ServiceError(code: .unknown, service: name) }
+        if nodes[slot].phase != .started { try await start([slot]) }
+        // The service may have been unregistered while it started.
+        guard slots[name] == slot, nodes[slot].phase == .started, let instance = entries[slot].instance else {
+            if slots[name] == slot, nodes[slot].phase == .failed {
+                throw ServiceError(code: .startFailed, service: name, path: [name], detail: entries[slot].failureReason)
+            }
             throw ServiceError(code: .unknown, service: name)
         }
         return instance
@@ -222,9 +339,9 @@ public final class ServiceRegistry {
     /// ``servicesReady()`` waiting (more groups follow).
     func startServices(groups: [String], finishingBoot: Bool) async throws(ServiceError) {
         bootFinished = false
-        var roots = registrationOrder.filter { if case .eager = $0.mode { true } else { false } }
+        var roots = nodes.indices.filter { nodes[$0].startsEagerly && nodes[$0].phase != .unregistered }
         for group in groups {
-            roots += registrationOrder.filter { if case .group(group) = $0.mode { true } else { false } }
+            roots += registeredSlots.filter { if case .group(group) = entries[$0].mode { true } else { false } }
         }
         do throws(ServiceError) {
             try await start(roots, deadline: bootDeadline)
@@ -251,75 +368,79 @@ public final class ServiceRegistry {
     }
 
     /// Starts `roots` and everything they need; returns when all are started or failed.
-    private func start(_ roots: [Entry], deadline: Duration? = nil) async throws(ServiceError) {
+    private func start(_ roots: [Int], deadline: Duration? = nil) async throws(ServiceError) {
         let needed = try closure(of: roots)
-        let run = Run(waitingFor: needed.filter { $0.state != .started && !Self.isFailed($0) })
-        if let failure = needed.lazy.compactMap({ self.failure(of: $0) }).first { throw failure }
-        guard run.remaining > 0 else { return }
-        for entry in run.waitingFor { entry.waitingRuns.append(run) }
+        var waiting: [Int] = []
+        waiting.reserveCapacity(needed.count)
+        for slot in needed {
+            switch nodes[slot].phase {
+            case .started: continue
+            case .failed:
+                // A failed `failLaunch` service among those needed fails the new run at once.
+                if entries[slot].policy == .failLaunch {
+                    throw ServiceError(code: .startFailed, service: entries[slot].name, path: chain(to: slot), detail: entries[slot].failureReason)
+                }
+            default: waiting.append(slot)
+            }
+        }
+        guard !waiting.isEmpty else { return }
+        let run = Run(waitingFor: waiting)
+        for slot in waiting { nodes[slot].waitingRuns.append(run) }
         var timer: ScheduledTimer?
         if let deadline {
             timer = application.scheduleTimer(after: deadline) { [weak self, weak run] in
                 guard let self, let run, run.continuation != nil else { return }
-                let starting = run.waitingFor.filter { $0.waitingRuns.contains(run) }.map(\.name).sorted().joined(separator: ", ")
-                self.complete(run, error: ServiceError(code: .bootTimedOut, service: starting, detail: "\(deadline)"))
+                let starting = run.waitingFor.filter { self.nodes[$0].waitingRuns.contains(run) }.map { self.entries[$0].name }
+                self.complete(run, error: ServiceError(code: .bootTimedOut, service: starting.sorted().joined(separator: ", "), detail: "\(deadline)"))
             }
         }
-        for entry in needed { if let ready = prepare(entry) { launch(ready) } }
+        for slot in waiting { if let ready = prepare(slot) { launch(ready) } }
         // Starts finish on later turns of the main actor; failures of dependencies can be known now.
         if run.remaining > 0 && run.error == nil {
             await withCheckedContinuation { run.continuation = $0 }
         }
         timer?.cancel()
-        for entry in run.waitingFor where !entry.waitingRuns.isEmpty { entry.waitingRuns.remove(run) }
+        for slot in run.waitingFor where !nodes[slot].waitingRuns.isEmpty { nodes[slot].waitingRuns.remove(run) }
         if let error = run.error { throw error }
     }
 
-    private static func isFailed(_ entry: Entry) -> Bool {
-        if case .failed = entry.state { return true }
-        return false
-    }
-
-    /// A failed `failLaunch` service among those needed fails the new run at once.
-    private func failure(of entry: Entry) -> ServiceError? {
-        guard case .failed(let reason) = entry.state, entry.policy == .failLaunch else { return nil }
-        return ServiceError(code: .startFailed, service: entry.name, path: chain(to: entry.name), detail: reason)
-    }
-
     /// The services `roots` need, dependencies before dependents; checks for missing
-    /// dependencies and cycles (iteratively: chains may be long). Marks on the entries replace a
-    /// visited set; the walk follows the resolved links, so it hashes nothing.
+    /// dependencies and cycles (iteratively: chains may be long). Marks on the nodes replace a
+    /// visited set; the walk follows the dependency slots, so it hashes nothing.
     /// - Parameter recordingChains: Note who first needed each service, for error chains (a
     ///   start does; a mere check does not).
-    private func closure(of roots: [Entry], recordingChains: Bool = true) throws(ServiceError) -> [Entry] {
+    private func closure(of roots: [Int], recordingChains: Bool = true) throws(ServiceError) -> [Int] {
         markGeneration += 2
         let visiting = markGeneration, visited = markGeneration + 1
-        var ordered: [Entry] = []
-        for root in roots where root.mark < visiting {
-            root.mark = visiting
-            var stack: [(entry: Entry, next: Int)] = [(root, 0)]
-            while let top = stack.last {
-                let entry = top.entry
-                if top.next == 0, entry.resolvedDependencies.count != entry.dependencies.count {
-                    let missing = entry.dependencies.first { entries[$0] == nil } ?? ""
-                    throw ServiceError(code: .missingDependency, service: entry.name, path: stack.map(\.entry.name) + [missing], detail: missing)
+        var ordered: [Int] = []
+        var stack: [(slot: Int, next: Int)] = []
+        for root in roots where nodes[root].mark < visiting {
+            nodes[root].mark = visiting
+            stack.append((root, 0))
+            while let (slot, next) = stack.last {
+                let node = (first: nodes[slot].firstDependency, count: nodes[slot].dependencyCount)
+                if next == 0, !nodes[slot].isResolved {
+                    let missing = entries[slot].dependencies.first { slots[$0] == nil } ?? ""
+                    throw ServiceError(code: .missingDependency, service: entries[slot].name,
+                                       path: stack.map { entries[$0.slot].name } + [missing], detail: missing)
                 }
-                guard top.next < entry.resolvedDependencies.count else {
-                    entry.mark = visited
-                    ordered.append(entry)
+                guard next < node.count else {
+                    nodes[slot].mark = visited
+                    ordered.append(slot)
                     stack.removeLast()
                     continue
                 }
                 stack[stack.count - 1].next += 1
-                let dependency = entry.resolvedDependencies[top.next].entry
-                if recordingChains && dependency.neededBy == nil { dependency.neededBy = entry.name }
-                if dependency.mark == visiting {
-                    let path = stack.map(\.entry.name)
-                    let start = path.firstIndex(of: dependency.name) ?? 0
-                    throw ServiceError(code: .cycle, service: dependency.name, path: Array(path[start...]) + [dependency.name])
+                let dependency = dependencySlots[node.first + next]
+                if recordingChains && nodes[dependency].neededBy < 0 { nodes[dependency].neededBy = slot }
+                if nodes[dependency].mark == visiting {
+                    let path = stack.map(\.slot)
+                    let start = path.firstIndex(of: dependency) ?? 0
+                    throw ServiceError(code: .cycle, service: entries[dependency].name,
+                                       path: path[start...].map { entries[$0].name } + [entries[dependency].name])
                 }
-                guard dependency.mark != visited else { continue }
-                dependency.mark = visiting
+                guard nodes[dependency].mark != visited else { continue }
+                nodes[dependency].mark = visiting
                 stack.append((dependency, 0))
             }
         }
@@ -328,34 +449,36 @@ public final class ServiceRegistry {
 
     /// Checks every registered service's dependencies for cycles and missing names.
     func checkGraph() throws(ServiceError) {
-        _ = try closure(of: registrationOrder, recordingChains: false)
+        _ = try closure(of: registeredSlots, recordingChains: false)
     }
 
-    /// Who needed `name`, back to the root: `root → … → name`.
-    private func chain(to name: String) -> [String] {
-        var path = [name]
-        var seen: Set<String> = [name]
-        while let parent = entries[path[0]]?.neededBy, !seen.contains(parent) {
+    /// Who needed the service in `slot`, back to the root: `root → … → name`.
+    private func chain(to slot: Int) -> [String] {
+        var path = [slot]
+        var seen: Set<Int> = [slot]
+        while case let parent = nodes[path[0]].neededBy, parent >= 0, nodes[parent].phase != .unregistered, seen.insert(parent).inserted {
             path.insert(parent, at: 0)
-            seen.insert(parent)
         }
-        return path
+        return path.map { entries[$0].name }
     }
 
-    /// Makes `entry` ready to start — created, `.starting`, its deadline running — if it is
-    /// wanted, registered, and all its dependencies have started; fails it if one failed.
-    /// - Returns: The entry to start, or `nil`.
-    private func prepare(_ entry: Entry) -> Entry? {
-        let name = entry.name
-        guard entry.state == .registered, entry.resolvedDependencies.count == entry.dependencies.count,
-              !entry.waitingRuns.isEmpty else { return nil }
-        if entry.unstartedDependencies > 0 {
-            if let failed = entry.resolvedDependencies.first(where: { Self.isFailed($0.entry) })?.entry {
-                _ = fail(entry, ServiceError(code: .dependencyFailed, service: name, path: chain(to: name), detail: failed.name))
+    /// Makes the service in `slot` ready to start — created, `.starting`, its deadline running —
+    /// if it is wanted, registered, and all its dependencies have started; fails it if one failed.
+    /// Reads only its node until it is ready.
+    /// - Returns: The slot to start, or `nil`.
+    private func prepare(_ slot: Int) -> Int? {
+        guard nodes[slot].phase == .registered, nodes[slot].isResolved, !nodes[slot].waitingRuns.isEmpty else { return nil }
+        if nodes[slot].unstartedDependencies > 0 {
+            if nodes[slot].failedDependencies > 0 {
+                let start = nodes[slot].firstDependency
+                let failed = dependencySlots[start ..< start + nodes[slot].dependencyCount].first { nodes[$0].phase == .failed } ?? slot
+                let name = entries[slot].name
+                _ = fail(slot, ServiceError(code: .dependencyFailed, service: name, path: chain(to: slot), detail: entries[failed].name))
             }
             return nil
         }
-        entry.state = .starting
+        nodes[slot].phase = .starting
+        let entry = entries[slot]
         if entry.instance == nil {
             let instance = entry.factory()
             entry.instance = instance
@@ -367,26 +490,27 @@ public final class ServiceRegistry {
             race.timer = application.scheduleTimer(after: deadline) { [weak self] in
                 guard race.settle(), let self else { return }
                 entry.task?.cancel()
-                let error = ServiceError(code: .timedOut, service: entry.name, path: self.chain(to: entry.name), detail: "\(deadline)")
-                _ = self.fail(entry, error)
+                let error = ServiceError(code: .timedOut, service: entry.name, path: self.chain(to: slot), detail: "\(deadline)")
+                _ = self.fail(slot, error)
             }
         }
-        return entry
+        return slot
     }
 
-    /// Starts `entry` in a new task.
-    private func launch(_ entry: Entry) {
+    /// Starts the service in `slot` in a new task.
+    private func launch(_ slot: Int) {
         let worker = Worker()
-        worker.task = Task { @MainActor [weak self] in await self?.run(entry, worker: worker) }
-        entry.task = worker.task
+        worker.task = Task { @MainActor [weak self] in await self?.run(slot, worker: worker) }
+        entries[slot].task = worker.task
     }
 
     /// Starts `first`, then — in the same task, without a hop — the first service its start made
     /// ready (a dependency chain runs as one task); other ready services get tasks of their own.
-    private func run(_ first: Entry, worker: Worker) async {
-        var current: Entry? = first
-        while let entry = current {
+    private func run(_ first: Int, worker: Worker) async {
+        var current: Int? = first
+        while let slot = current {
             current = nil
+            let entry = entries[slot]
             guard let instance = entry.instance else { continue }
             let outcome: Result<Void, any Error>
             do {
@@ -398,58 +522,54 @@ public final class ServiceRegistry {
             entry.task = nil
             guard entry.race?.settle() ?? true else { continue }
             entry.race = nil
+            // Unregistered while it started: nothing waits for it any more.
+            guard nodes[slot].phase == .starting else { continue }
             let keep = !Task.isCancelled
             switch outcome {
             case .success:
-                current = started(entry, keepingFirstReady: keep)
+                current = started(slot, keepingFirstReady: keep)
             case .failure(let error):
-                let failure = ServiceError(code: .startFailed, service: entry.name, path: chain(to: entry.name), detail: "\(error)")
-                current = fail(entry, failure, keepingFirstReady: keep)
+                let failure = ServiceError(code: .startFailed, service: entry.name, path: chain(to: slot), detail: "\(error)")
+                current = fail(slot, failure, keepingFirstReady: keep)
             }
-            current?.task = worker.task
+            if let current { entries[current].task = worker.task }
         }
     }
 
-    /// The services the start or failure of `entry` made ready.
-    private func started(_ entry: Entry, keepingFirstReady: Bool = false) -> Entry? {
-        entry.state = .started
-        startOrder.append(entry.name)
-        settle(entry, error: nil)
-        var kept: Entry?
-        for dependent in entry.dependentEntries {
-            let dependentEntry = dependent.entry
-            dependentEntry.unstartedDependencies -= 1
-            guard dependentEntry.unstartedDependencies == 0, let ready = prepare(dependentEntry) else { continue }
+    /// Marks `slot` started; returns the dependent it made ready that the caller's task starts
+    /// next (when `keepingFirstReady`), launching the others.
+    private func started(_ slot: Int, keepingFirstReady: Bool = false) -> Int? {
+        nodes[slot].phase = .started
+        startOrder.append(entries[slot].name)
+        settle(slot, error: nil)
+        var kept: Int?
+        var edge = nodes[slot].firstDependent
+        while edge >= 0 {
+            let dependent = dependentEdges[edge].dependent
+            edge = dependentEdges[edge].next
+            nodes[dependent].unstartedDependencies -= 1
+            guard nodes[dependent].unstartedDependencies == 0, let ready = prepare(dependent) else { continue }
             if keepingFirstReady && kept == nil { kept = ready } else { launch(ready) }
         }
         return kept
     }
 
-    private func fail(_ entry: Entry, _ error: ServiceError, keepingFirstReady: Bool = false) -> Entry? {
-        entry.state = .failed(error.description)
-        settle(entry, error: entry.policy == .failLaunch ? error : nil)
-        return prepareDependents(of: entry, keepingFirst: keepingFirstReady)
-    }
-
-    /// Prepares the dependents `entry` made ready and launches them — all, or all but the first,
-    /// which is returned for the caller's task to start next.
-    private func prepareDependents(of entry: Entry, keepingFirst: Bool) -> Entry? {
-        var kept: Entry?
-        for dependent in entry.dependentEntries {
-            guard let ready = prepare(dependent.entry) else { continue }
-            if keepingFirst && kept == nil { kept = ready } else { launch(ready) }
+    private func fail(_ slot: Int, _ error: ServiceError, keepingFirstReady: Bool = false) -> Int? {
+        nodes[slot].phase = .failed
+        entries[slot].failureReason = error.description
+        for dependent in dependentSlots(of: slot) { nodes[dependent].failedDependencies += 1 }
+        settle(slot, error: entries[slot].policy == .failLaunch ? error : nil)
+        var kept: Int?
+        for dependent in dependentSlots(of: slot) {
+            guard let ready = prepare(dependent) else { continue }
+            if keepingFirstReady && kept == nil { kept = ready } else { launch(ready) }
         }
         return kept
     }
 
-    /// `entry` stopped being started: its dependents wait for it again.
-    private func unstarted(_ entry: Entry) {
-        for dependent in entry.dependentEntries { dependent.entry.unstartedDependencies += 1 }
-    }
-
-    /// Tells the runs waiting for `entry`.
-    private func settle(_ entry: Entry, error: ServiceError?) {
-        let (first, rest) = entry.waitingRuns.takeAll()
+    /// Tells the runs waiting for the service in `slot`.
+    private func settle(_ slot: Int, error: ServiceError?) {
+        let (first, rest) = nodes[slot].waitingRuns.takeAll()
         if let first { settle(first, error: error) }
         for run in rest { settle(run, error: error) }
     }
@@ -458,10 +578,6 @@ public final class ServiceRegistry {
     private func settle(_ run: Run, error: ServiceError?) {
         run.remaining -= 1
         if let error, run.error == nil { run.error = error }
-        checkDone(run)
-    }
-
-    private func checkDone(_ run: Run) {
         guard run.remaining == 0 || run.error != nil else { return }
         complete(run, error: run.error)
     }
@@ -480,11 +596,14 @@ public final class ServiceRegistry {
     /// told `willDestroy`, once.
     public func shutdown(deadline: Duration = .seconds(5)) async {
         for name in startOrder.reversed() {
-            guard let entry = entries[name], let instance = entry.instance, entry.state != .destroyed else { continue }
+            guard let slot = slots[name], let instance = entries[slot].instance, nodes[slot].phase != .destroyed else { continue }
             _ = await application.run(withDeadline: deadline) { await instance.shutdown() }
             instance.willDestroy()
-            if entry.state == .started { unstarted(entry) }
-            entry.state = .destroyed
+            if nodes[slot].phase == .started {
+                // Its dependents wait for it again.
+                for dependent in dependentSlots(of: slot) { nodes[dependent].unstartedDependencies += 1 }
+            }
+            nodes[slot].phase = .destroyed
         }
         startOrder.removeAll()
     }

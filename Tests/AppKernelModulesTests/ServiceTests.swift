@@ -213,3 +213,48 @@ struct ServiceRegistryTests {
         #expect(context.services.registeredNames.isEmpty)
     }
 }
+
+@MainActor
+struct ServiceRegistryChangeTests {
+    let log = ModuleTrace()
+    let clock = TestClock()
+
+    @Test func unregisteringAServiceThatIsStartingCancelsItAndFailsTheLookupsWaitingForIt() async throws {
+        let services = Context(application: try SimulatedHost(clock: clock).launch(delegate: DefaultApplicationDelegate())).services
+        services.register(named: "slow", startMode: .lazy) { LoggingService("slow", log: self.log, delay: .seconds(5), clock: self.clock) }
+        let lookup = Task { _ = try await services.service(named: "slow") }
+        try await clock.waitForSleepers(1)
+        services.unregisterService(named: "slow")
+        let error = await #expect(throws: ServiceError.self) { try await lookup.value }
+        #expect(error?.description == "no service named 'slow' is registered")
+        await clock.advance(by: .seconds(5))
+        #expect(log.lines == ["slow.created", "slow.start", "slow.destroy"], "cancelled: never started, destroyed once")
+        #expect(services.state(of: "slow") == nil)
+        #expect(services.startOrder.isEmpty)
+    }
+
+    @Test func servicesReRegisteredUnderTheSameNameAreLinkedAgainInRegistrationOrder() async throws {
+        let services = Context(application: try SimulatedHost(clock: clock).launch(delegate: DefaultApplicationDelegate())).services
+        for round in 0..<3 {
+            services.register(named: "db") { LoggingService("db\(round)", log: self.log) }
+            services.register(named: "api", dependencies: ["db"]) { LoggingService("api\(round)", log: self.log) }
+            services.register(named: "ui", dependencies: ["api", "db"]) { LoggingService("ui\(round)", log: self.log) }
+            #expect(services.registeredNames == ["db", "api", "ui"])
+            services.unregisterService(named: "api")
+            services.unregisterService(named: "ui")
+            services.unregisterService(named: "db")
+            #expect(services.registeredNames.isEmpty)
+        }
+        // Dependents first, dependencies later, out of order.
+        services.register(named: "ui", dependencies: ["api", "db"]) { LoggingService("ui", log: self.log) }
+        services.register(named: "api", dependencies: ["db"]) { LoggingService("api", log: self.log) }
+        services.unregisterService(named: "api")
+        services.register(named: "db") { LoggingService("db", log: self.log) }
+        services.register(named: "api", dependencies: ["db"]) { LoggingService("api", log: self.log) }
+        #expect(services.registeredNames == ["ui", "db", "api"])
+        try await services.startServices()
+        #expect(services.startOrder == ["db", "api", "ui"])
+        #expect(log.lines == ["db.created", "db.start", "db.started", "api.created", "api.start", "api.started",
+                              "ui.created", "ui.start", "ui.started"], "only the last round's services were made")
+    }
+}
