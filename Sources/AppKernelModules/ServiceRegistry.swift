@@ -463,11 +463,12 @@ public final class ServiceRegistry {
     }
 
     /// Makes the service in `slot` ready to start — created, `.starting`, its deadline running —
-    /// if it is wanted, registered, and all its dependencies have started; fails it if one failed.
+    /// if it is wanted, registered (or destroyed by a shutdown), and all its dependencies have started; fails it if one failed.
     /// Reads only its node until it is ready.
     /// - Returns: The slot to start, or `nil`.
     private func prepare(_ slot: Int) -> Int? {
-        guard nodes[slot].phase == .registered, nodes[slot].isResolved, !nodes[slot].waitingRuns.isEmpty else { return nil }
+        guard nodes[slot].phase == .registered || nodes[slot].phase == .destroyed, nodes[slot].isResolved,
+              !nodes[slot].waitingRuns.isEmpty else { return nil }
         if nodes[slot].unstartedDependencies > 0 {
             if nodes[slot].failedDependencies > 0 {
                 let start = nodes[slot].firstDependency
@@ -593,12 +594,13 @@ public final class ServiceRegistry {
 
     /// Shuts the started services down in exact reverse order of their completed starts: each is
     /// awaited (``Service/shutdown()``, at most `deadline` each on the application's clock), then
-    /// told `willDestroy`, once.
+    /// told `willDestroy`, once. A later start (a relaunch) makes and starts new instances.
     public func shutdown(deadline: Duration = .seconds(5)) async {
         for name in startOrder.reversed() {
             guard let slot = slots[name], let instance = entries[slot].instance, nodes[slot].phase != .destroyed else { continue }
             _ = await application.run(withDeadline: deadline) { await instance.shutdown() }
             instance.willDestroy()
+            entries[slot].instance = nil
             if nodes[slot].phase == .started {
                 // Its dependents wait for it again.
                 for dependent in dependentSlots(of: slot) { nodes[dependent].unstartedDependencies += 1 }

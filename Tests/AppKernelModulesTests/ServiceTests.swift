@@ -171,6 +171,12 @@ struct ServiceRegistryTests {
         #expect(log.lines == ["ui.shutdown", "ui.destroy", "api.shutdown", "api.destroy", "db.shutdown", "db.destroy"])
         await context.services.shutdown()
         #expect(log.lines.count == 6, "each willDestroy once")
+        // A relaunch makes and starts new instances, dependencies first.
+        log.lines.removeAll()
+        try await context.services.startServices()
+        #expect(context.services.startOrder == ["db", "api", "ui"])
+        #expect(log.lines == ["db.created", "db.start", "db.started", "api.created", "api.start", "api.started",
+                              "ui.created", "ui.start", "ui.started"])
     }
 
     @Test func dependenciesMayBeRegisteredLaterAndUnregisteringOneIsSeenByTheNextStart() async throws {
