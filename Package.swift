@@ -34,6 +34,12 @@ let package = Package(
             path: "Examples/LifecycleTour",
             swiftSettings: strictSettings),
         .executableTarget(
+            name: "AccountsApp",
+            dependencies: ["AppKernel", "AppKernelAuth", "AppKernelREST", "AppKernelSDK", "AppKernelPOSIX"],
+            path: "Examples/AccountsApp",
+            resources: [.copy("Resources")],
+            swiftSettings: strictSettings),
+        .executableTarget(
             name: "AppKernelBenchmarks",
             dependencies: ["AppKernel", "AppKernelTesting", "AppKernelModules"],
             path: "Benchmarks/AppKernelBenchmarks",

@@ -1,0 +1,60 @@
+// The Accounts app — the forceios Swift template, headless on Linux. `swift run AccountsApp`
+// runs a scripted tour against the embedded org and exits 0; see `--help` for the rest.
+import AppKernel
+import AppKernelAuth
+import AppKernelPOSIX
+import AppKernelREST
+import AppKernelSDK
+import Foundation
+
+@main
+enum AccountsApp {
+    @MainActor
+    static func main() async {
+        let options: Options
+        do { options = try Options(Array(CommandLine.arguments.dropFirst())) } catch {
+            FileHandle.standardError.write(Data("\(error)\n".utf8))
+            exit(64)
+        }
+        let delegate = AppDelegate()
+        guard let manager = SDKManager.shared as? AccountsSDKManager else { fatalError("initializeSDK made another manager") }
+        let dataDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("AccountsApp-\(getpid())")
+        defer { try? FileManager.default.removeItem(at: dataDirectory) }
+        let passcodes = PasscodePrompt()
+        do {
+            let transport: any HTTPTransport
+            if let loginHost = options.loginHost, let clientID = options.clientID {
+                manager.org = .real(loginHost: loginHost, clientID: clientID, redirectURI: options.redirectURI)
+                transport = URLSessionTransport()
+            } else {
+                let org = EmbeddedOrg.sample()
+                manager.org = .embedded(org)
+                transport = org
+                Console.say("using the embedded org (\(org.users.map(\.username).joined(separator: ", "))) — no network")
+            }
+            let accounts = try UserAccountManager(store: FileCredentialStore(root: dataDirectory), transport: transport)
+            manager.accounts = accounts
+            manager.transport = transport
+            manager.accountManager = options.loginHost == nil ? accounts : ConsoleLoginAccountManager(accounts: accounts)
+            manager.configDirectory = Bundle.module.url(forResource: "Resources", withExtension: nil)
+            manager.passcodeProvider = passcodes
+            manager.rootControllerFactory = { user in AccountsListController(user: user, manager: manager) }
+            manager.launchErrorHandler = { error in Console.say("launch error: \(error)") }
+
+            let configuration = ProcessHost.Configuration(arguments: options.launchArguments,
+                                                          log: StandardErrorLogHandler(minimumLevel: .warning))
+            let host = try ProcessHost(delegate: delegate, configuration: configuration)
+            host.sdkManager = manager
+            let driver = Driver(host: host, manager: manager, passcodes: passcodes)
+            let script = Task { options.interactive ? await driver.runInteractive() : await driver.runTour() }
+            let status = await host.run()
+            script.cancel()
+            if let path = configuration.environment["APPKERNEL_TRACE"] { Console.say("launch timeline written to \(path)") }
+            Console.say("terminated (exit \(status))")
+            exit(status)
+        } catch {
+            FileHandle.standardError.write(Data("AccountsApp: \(error)\n".utf8))
+            exit(1)
+        }
+    }
+}

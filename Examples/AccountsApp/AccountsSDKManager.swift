@@ -1,0 +1,56 @@
+import AppKernel
+import AppKernelAuth
+import AppKernelREST
+import AppKernelSDK
+import Foundation
+
+/// The app's SDK manager — the forceios template's `SalesforceManager` subclass. It prints each
+/// launch phase, points the boot config at the org the app talks to, and keeps what the root
+/// controller needs (the accounts and the transport).
+@MainActor
+final class AccountsSDKManager: SDKManager {
+    /// Where the app logs in: the embedded org (offline), or a real one.
+    enum Org {
+        case embedded(EmbeddedOrg)
+        case real(loginHost: URL, clientID: String, redirectURI: String)
+    }
+
+    var org: Org = .embedded(EmbeddedOrg.sample())
+    /// The accounts, with their credentials on disk.
+    var accounts: UserAccountManager?
+    /// How requests reach the org.
+    var transport: any HTTPTransport = URLSessionTransport()
+
+    /// Prints the phase and how long it took.
+    override func run(_ phase: LaunchPhase) async throws {
+        let start = ContinuousClock.now
+        try await super.run(phase)
+        Console.say("launch phase \(phase) done (\(Self.milliseconds(ContinuousClock.now - start)))")
+    }
+
+    /// Loads `bootconfig.json`, then points it at the org chosen on the command line.
+    override func loadConfig() throws {
+        try super.loadConfig()
+        switch org {
+        case .embedded(let org):
+            bootConfig?.loginHost = org.baseURL.absoluteString
+            bootConfig?.remoteAccessConsumerKey = org.clientID
+            bootConfig?.oauthRedirectURI = org.redirectURI.absoluteString
+        case .real(let loginHost, let clientID, let redirectURI):
+            bootConfig?.loginHost = loginHost.absoluteString
+            bootConfig?.remoteAccessConsumerKey = clientID
+            bootConfig?.oauthRedirectURI = redirectURI
+        }
+        try bootConfig?.validate()
+    }
+
+    /// A REST client for the current user, refreshing its token through the account manager.
+    var restClient: RestClient? {
+        accounts.flatMap { RestClient.forCurrentUser(of: $0, transport: transport) }
+    }
+
+    static func milliseconds(_ duration: Duration) -> String {
+        let value = Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15
+        return String(format: "%.1f ms", value)
+    }
+}

@@ -1,0 +1,51 @@
+import AppKernel
+import AppKernelSDK
+import Foundation
+
+/// The forceios template's `AppDelegate`: initialises the SDK (so `SDKManager.shared` is an
+/// `AccountsSDKManager`) and hands scenes to `SceneDelegate`.
+@MainActor
+final class AppDelegate: ApplicationDelegate {
+    init() {
+        do { try AccountsSDKManager.initializeSDK() } catch { Console.say("SDK: \(error)") }
+    }
+
+    func application(_ application: Application, didFinishLaunchingWithOptions options: LaunchOptions) -> Bool {
+        Console.say("app did finish launching")
+        // The parts the SDK starts in its sdkInit phase (the template's MobileSyncSDKManager).
+        SDKManager.shared.registerService(named: "SmartStore") { Console.say("SmartStore ready") }
+        SDKManager.shared.registerService(named: "MobileSync") { Console.say("MobileSync ready") }
+        return true
+    }
+
+    func application(_ application: Application, configurationForConnecting session: SceneSession,
+                     options: SceneConnectionOptions) -> SceneConfiguration {
+        SceneConfiguration(name: "Default Configuration") { SceneDelegate() }
+    }
+
+    func applicationWillTerminate(_ application: Application) { Console.say("app will terminate") }
+}
+
+/// The template's `SceneDelegate`: makes the window, lets the SDK manager put its placeholder
+/// and then the root controller in it, and resets the view when the current user changes.
+@MainActor
+final class SceneDelegate: AppKernel.SceneDelegate {
+    var window: Window?
+
+    func scene(_ scene: Scene, willConnectTo session: SceneSession, options: SceneConnectionOptions) {
+        let window = Window(windowScene: scene)
+        self.window = window
+        SDKManager.shared.window = window
+        window.makeKeyAndVisible()
+        SDKManager.shared.registerBlock(forCurrentUserChangeNotifications: {
+            let user = SDKManager.shared.accountManager?.currentAccount
+            Console.say("current user changed: \(user?.userIdentity?.username ?? "nobody")")
+        })
+        Console.say("scene connected (\(session.persistentIdentifier))")
+    }
+
+    func sceneDidBecomeActive(_ scene: Scene) { Console.say("scene became active") }
+    func sceneWillResignActive(_ scene: Scene) { Console.say("scene will resign active") }
+    func sceneDidEnterBackground(_ scene: Scene) { Console.say("scene entered the background") }
+    func sceneWillEnterForeground(_ scene: Scene) { Console.say("scene will enter the foreground") }
+}

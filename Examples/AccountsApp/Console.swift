@@ -1,0 +1,43 @@
+import Foundation
+
+/// The app's output: a readable timeline, each line stamped with the time since the process
+/// started, and the lines typed on standard input, read off the main actor.
+@MainActor
+enum Console {
+    private static let start = ContinuousClock.now
+
+    /// Prints `text` as one timeline line: `   12.3 ms  text`.
+    static func say(_ text: String) {
+        let origin = start
+        let elapsed = ContinuousClock.now - origin
+        let milliseconds = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15 + 0.0
+        for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let stamp = index == 0 ? String(format: "%9.1f ms", milliseconds) : String(repeating: " ", count: 12)
+            FileHandle.standardOutput.write(Data("\(stamp)  \(line)\n".utf8))
+        }
+    }
+
+    /// Prints a prompt without a newline.
+    static func prompt(_ text: String) {
+        FileHandle.standardOutput.write(Data(text.utf8))
+    }
+
+    private static var lines: AsyncStream<String>?
+
+    /// The next line typed on standard input; `nil` at its end. A thread of its own reads the
+    /// input, so the main actor keeps serving events (and Ctrl-C) while nobody types.
+    static func readLine() async -> String? {
+        if lines == nil {
+            let (stream, continuation) = AsyncStream<String>.makeStream()
+            let reader = Thread {
+                while let line = Swift.readLine() { continuation.yield(line) }
+                continuation.finish()
+            }
+            reader.start()
+            lines = stream
+        }
+        // Iterators of one stream share its buffer: each call takes the next line.
+        var iterator = lines?.makeAsyncIterator()
+        return await iterator?.next()
+    }
+}

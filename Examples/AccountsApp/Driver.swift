@@ -1,0 +1,169 @@
+import AppKernel
+import AppKernelAuth
+import AppKernelPOSIX
+import AppKernelREST
+import AppKernelSDK
+import Foundation
+
+/// Answers the passcode lock: from a script (the tour), else from the terminal.
+@MainActor
+final class PasscodePrompt: PasscodeProvider {
+    var scripted: [String] = []
+    var readsTerminal = false
+
+    func passcode(attempt: Int, remaining: Int) async -> String? {
+        if !scripted.isEmpty {
+            let answer = scripted.removeFirst()
+            Console.say("passcode asked (attempt \(attempt), \(remaining) left): typing \(String(repeating: "•", count: answer.count)) (\(answer))")
+            return answer
+        }
+        guard readsTerminal else { return nil }
+        Console.prompt("passcode (attempt \(attempt), \(remaining) left): ")
+        return await Console.readLine()
+    }
+}
+
+/// Plays the user and the system: the scripted tour, or commands typed on standard input.
+@MainActor
+final class Driver {
+    let host: ProcessHost
+    let manager: AccountsSDKManager
+    let passcodes: PasscodePrompt
+
+    init(host: ProcessHost, manager: AccountsSDKManager, passcodes: PasscodePrompt) {
+        self.host = host
+        self.manager = manager
+        self.passcodes = passcodes
+    }
+
+    var application: Application { host.application }
+    var controller: AccountsListController? { manager.rootController as? AccountsListController }
+
+    /// The tour: launch → list → a refused delete (row put back) → a delete → background →
+    /// foreground behind the passcode lock → switch user → logout → terminate.
+    func runTour() async {
+        guard await waitForLaunch() else { return host.terminate() }
+        step("list")
+        await list()
+        step("delete a contact that has cases (the org refuses; the row comes back)")
+        await delete(1)
+        step("delete a contact without cases")
+        await delete(2)
+        step("set a passcode, go to the background and come back")
+        setPasscode("2468")
+        passcodes.scripted = ["1357", "2468"]
+        background()
+        await foreground()
+        step("switch user")
+        await switchUser()
+        step("log out")
+        await logout()
+        step("quit")
+        host.terminate()
+    }
+
+    /// Reads commands until `quit` or the end of the input.
+    func runInteractive() async {
+        passcodes.readsTerminal = true
+        guard await waitForLaunch() else { return host.terminate() }
+        Console.say("commands: list, delete N, bg, fg, switch, logout, passcode CODE, quit")
+        while true {
+            Console.prompt("> ")
+            guard let line = await Console.readLine() else { break }
+            let words = line.split(separator: " ").map(String.init)
+            switch (words.first ?? "", words.count) {
+            case ("", _): continue
+            case ("list", 1): await list()
+            case ("delete", 2):
+                guard let number = Int(words[1]) else { Console.say("delete needs a row number"); continue }
+                await delete(number)
+            case ("bg", 1): background()
+            case ("fg", 1): await foreground()
+            case ("switch", 1): await switchUser()
+            case ("logout", 1): await logout()
+            case ("passcode", 2): setPasscode(words[1])
+            case ("quit", 1): return host.terminate()
+            default: Console.say("unknown command '\(line)'; commands: list, delete N, bg, fg, switch, logout, passcode CODE, quit")
+            }
+        }
+        host.terminate()
+    }
+
+    private func step(_ title: String) { Console.say("── \(title)") }
+
+    /// Waits for the SDK manager's launch and the root controller's first load.
+    private func waitForLaunch() async -> Bool {
+        await manager.automaticLaunch?.value
+        guard manager.launchState == .completed else {
+            Console.say("the launch did not complete: \(manager.lastError.map { "\($0)" } ?? "\(manager.launchState)")")
+            return false
+        }
+        Console.say("launched: \(manager.lastResult.map { "\($0.flags)" } ?? "")")
+        await controller?.loading?.value
+        return true
+    }
+
+    private func list() async {
+        await controller?.loading?.value
+        Console.say(controller?.render() ?? "no list on screen")
+    }
+
+    private func delete(_ number: Int) async {
+        await controller?.loading?.value
+        await controller?.deleteContact(number: number)
+    }
+
+    private func setPasscode(_ code: String) {
+        do {
+            try manager.passcode.setPasscode(code)
+            manager.passcode.lockTimeout = .zero
+            Console.say("passcode set; the app locks whenever it comes back from the background")
+        } catch {
+            Console.say("passcode refused: \(error)")
+        }
+    }
+
+    private func background() {
+        do { try application.handle(.enterBackground(scene: nil)) } catch { Console.say("\(error)") }
+    }
+
+    private func foreground() async {
+        do { try application.handle(.enterForeground(scene: nil)) } catch { return Console.say("\(error)") }
+        if let unlock = manager.unlock {
+            await unlock.value
+            manager.passcode.isLocked ? Console.say("still locked") : Console.say("unlocked")
+        }
+    }
+
+    /// Switches to the next logged-in user, logging another user in first if there is none.
+    private func switchUser() async {
+        guard let accountManager = manager.accountManager, let current = accountManager.currentAccount else {
+            return Console.say("nobody is logged in")
+        }
+        let others = accountManager.allAccounts.filter { $0.identity != current.identity }
+        do {
+            if let next = others.first {
+                try accountManager.switchTo(next.identity)
+            } else {
+                guard let config = manager.bootConfig?.oauthConfig else { return }
+                var hint: String?
+                if case .embedded(let org) = manager.org {
+                    hint = org.users.first { user in !accountManager.allAccounts.contains { $0.identity.userID == user.userID } }?.username
+                }
+                Console.say("logging in another user\(hint.map { " (\($0))" } ?? "")")
+                _ = try await accountManager.logIn(config: config, flow: .webServer, loginHint: hint, makeCurrent: true)
+            }
+        } catch {
+            return Console.say("could not switch: \(error)")
+        }
+        await controller?.loading?.value
+    }
+
+    private func logout() async {
+        guard let current = manager.accountManager?.currentAccount else { return Console.say("nobody is logged in") }
+        Console.say("logging out \(current.userIdentity?.username ?? current.identity.description)")
+        await manager.accountManager?.logout(current.identity, reason: .userInitiated)
+        await manager.reauthentication?.value
+        await controller?.loading?.value
+    }
+}

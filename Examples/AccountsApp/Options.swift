@@ -1,0 +1,55 @@
+import Foundation
+
+/// The command line: `AccountsApp [--interactive] [--login-host URL --client-id ID
+/// [--redirect-uri URI]] [AppKernel launch flags…]`.
+struct Options {
+    /// Read commands from standard input instead of running the scripted tour.
+    var interactive = false
+    /// A real org to log in to instead of the embedded one.
+    var loginHost: URL?
+    /// The connected app's consumer key for the real org.
+    var clientID: String?
+    /// The connected app's callback URL for the real org.
+    var redirectURI = "appkernel://oauth/done"
+    /// The arguments left for `ProcessHost` (`--background`, `--open-url URL`, …).
+    var launchArguments: [String] = []
+
+    /// A bad command line, with what was wrong.
+    struct Error: Swift.Error, CustomStringConvertible {
+        var description: String
+    }
+
+    static let usage = """
+        usage: AccountsApp [--interactive] [--login-host URL --client-id ID [--redirect-uri URI]]
+          (no flags)     run the scripted tour against the embedded org and exit
+          --interactive  read commands: list, delete N, bg, fg, switch, logout, quit
+          --login-host   log in to a real org (paste the callback URL when asked)
+        environment: APPKERNEL_TRACE=launch.json writes the launch timeline (Chrome trace)
+        """
+
+    init(_ arguments: [String]) throws(Error) {
+        var rest = arguments[...]
+        func value(for flag: String) throws(Error) -> String {
+            guard let value = rest.popFirst(), !value.hasPrefix("--") else { throw Error(description: "\(flag) needs a value\n\(Options.usage)") }
+            return value
+        }
+        while let argument = rest.popFirst() {
+            switch argument {
+            case "--interactive": interactive = true
+            case "--login-host":
+                let text = try value(for: argument)
+                guard let url = URL(string: text), url.scheme == "https" || url.scheme == "http", url.host != nil else {
+                    throw Error(description: "--login-host: '\(text)' is not an http(s) URL")
+                }
+                loginHost = url
+            case "--client-id": clientID = try value(for: argument)
+            case "--redirect-uri": redirectURI = try value(for: argument)
+            case "--help", "-h": throw Error(description: Options.usage)
+            default: launchArguments.append(argument)
+            }
+        }
+        if (loginHost == nil) != (clientID == nil) {
+            throw Error(description: "--login-host and --client-id go together\n\(Options.usage)")
+        }
+    }
+}
