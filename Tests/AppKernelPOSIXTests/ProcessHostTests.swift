@@ -1,4 +1,5 @@
 import Foundation
+import ChildProcess
 import Testing
 #if canImport(Glibc)
 import Glibc
@@ -10,7 +11,7 @@ struct ProcessHostSignalTests {
     static let launched = ["scene.willConnect", "scene.willEnterForeground", "scene.didBecomeActive"]
 
     @Test func sigtermTerminatesInUIKitsOrderAndExitsZero() async throws {
-        let child = try ChildProcess(arguments: ["--open-url", "demo://item/7"])
+        let child = try ChildProcess(executable: "ProcessHostDemo", arguments: ["--open-url", "demo://item/7"])
         #expect(await child.waitForLine("scene.didBecomeActive"))
         child.send(SIGTERM)
         #expect(await child.waitForExit() == 0)
@@ -19,7 +20,7 @@ struct ProcessHostSignalTests {
     }
 
     @Test func aHungWillTerminateIsForcedOutAtTheDeadlineSayingWhatRan() async throws {
-        let child = try ChildProcess(environment: ["DEMO_HANG_ON_TERMINATE": "1", "APPKERNEL_TERMINATION_DEADLINE_MS": "300"])
+        let child = try ChildProcess(executable: "ProcessHostDemo", environment: ["DEMO_HANG_ON_TERMINATE": "1", "APPKERNEL_TERMINATION_DEADLINE_MS": "300"])
         #expect(await child.waitForLine("scene.didBecomeActive"))
         let start = Date()
         child.send(SIGTERM)
@@ -30,7 +31,7 @@ struct ProcessHostSignalTests {
     }
 
     @Test func aSecondSIGINTForcesTheExitAtOnce() async throws {
-        let child = try ChildProcess(environment: ["DEMO_HANG_ON_TERMINATE": "1", "APPKERNEL_TERMINATION_DEADLINE_MS": "60000"])
+        let child = try ChildProcess(executable: "ProcessHostDemo", environment: ["DEMO_HANG_ON_TERMINATE": "1", "APPKERNEL_TERMINATION_DEADLINE_MS": "60000"])
         #expect(await child.waitForLine("scene.didBecomeActive"))
         child.send(SIGINT)
         #expect(await child.waitForLine("app.willTerminate"))
@@ -40,7 +41,7 @@ struct ProcessHostSignalTests {
     }
 
     @Test func usr1TstpContAndHupMapToTheLifecycle() async throws {
-        let child = try ChildProcess()
+        let child = try ChildProcess(executable: "ProcessHostDemo")
         #expect(await child.waitForLine("scene.didBecomeActive"))
         child.send(SIGUSR1)
         #expect(await child.waitForLine("app.memoryWarning"))
@@ -59,7 +60,7 @@ struct ProcessHostSignalTests {
     }
 
     @Test func coalescedSignalsAreHandled() async throws {
-        let child = try ChildProcess()
+        let child = try ChildProcess(executable: "ProcessHostDemo")
         #expect(await child.waitForLine("scene.didBecomeActive"))
         for _ in 0..<20 { child.send(SIGUSR1) }
         #expect(await child.waitForLine("app.memoryWarning"))
@@ -70,23 +71,23 @@ struct ProcessHostSignalTests {
     }
 
     @Test func launchOptionsComeFromArgumentsAndEnvironment() async throws {
-        let child = try ChildProcess(environment: ["APPKERNEL_OPEN_URL": "demo://from/env"], arguments: ["--background"])
+        let child = try ChildProcess(executable: "ProcessHostDemo", environment: ["APPKERNEL_OPEN_URL": "demo://from/env"], arguments: ["--background"])
         #expect(await child.waitForLine("app.didFinishLaunching(demo://from/env)"))
         child.send(SIGTERM)
         #expect(await child.waitForExit() == 0)
         #expect(!child.lines.contains("scene.didBecomeActive"), "a background launch connects no scene")
-        let bad = try ChildProcess(arguments: ["--open-ur", "x"])
+        let bad = try ChildProcess(executable: "ProcessHostDemo", arguments: ["--open-ur", "x"])
         #expect(await bad.waitForExit() == 2)
         #expect(bad.errors.contains("unknown flag '--open-ur'"))
     }
 
     @Test func theSignalMappingIsConfigurableAndUnmappedSignalsAreLeftToTheSystem() async throws {
-        let child = try ChildProcess(environment: ["DEMO_USR2_TERMINATES": "1"])
+        let child = try ChildProcess(executable: "ProcessHostDemo", environment: ["DEMO_USR2_TERMINATES": "1"])
         #expect(await child.waitForLine("scene.didBecomeActive"))
         child.send(SIGUSR2)
         #expect(await child.waitForExit() == 0)
         #expect(child.lines.suffix(2) == ["app.willTerminate", "host.exit(0)"])
-        let unmapped = try ChildProcess(environment: ["DEMO_USR2_TERMINATES": "1"])
+        let unmapped = try ChildProcess(executable: "ProcessHostDemo", environment: ["DEMO_USR2_TERMINATES": "1"])
         #expect(await unmapped.waitForLine("scene.didBecomeActive"))
         unmapped.send(SIGUSR1)
         #expect(await unmapped.waitForExit() == 128 + SIGUSR1, "the system's default action: the process dies of SIGUSR1")
@@ -105,7 +106,7 @@ struct SystemdProtocolTests {
     @Test func readyStatusReloadingAndStoppingArriveInOrder() async throws {
         let socket = try NotifySocket()
         defer { socket.close() }
-        let child = try ChildProcess(environment: ["NOTIFY_SOCKET": socket.path])
+        let child = try ChildProcess(executable: "ProcessHostDemo", environment: ["NOTIFY_SOCKET": socket.path])
         #expect(await child.waitForLine("scene.didBecomeActive"))
         #expect(await child.waitUntil { _, _ in socket.messages.contains("STATUS=running") })
         child.send(SIGHUP)
@@ -127,7 +128,7 @@ struct SystemdProtocolTests {
             Data(#"{"remoteAccessConsumerKey": "\#(key)", "oauthRedirectURI": "demo://done", "shouldAuthenticate": false}"#.utf8)
         }
         try config("3MVG9-first").write(to: directory.appendingPathComponent("bootconfig.json"))
-        let child = try ChildProcess(environment: ["NOTIFY_SOCKET": socket.path, "DEMO_SDK_CONFIG": directory.path])
+        let child = try ChildProcess(executable: "ProcessHostDemo", environment: ["NOTIFY_SOCKET": socket.path, "DEMO_SDK_CONFIG": directory.path])
         #expect(await child.waitUntil { _, _ in socket.messages.contains("STATUS=running") })
         let messages = socket.messages
         let sdkPhases = ["config", "sdkInit", "passcode", "auth", "rootController"].map { "STATUS=launch phase \($0)" }
@@ -144,7 +145,7 @@ struct SystemdProtocolTests {
     @Test func watchdogPingsAtHalfTheIntervalAndStopWhileTheMainActorIsBlocked() async throws {
         let socket = try NotifySocket()
         defer { socket.close() }
-        let child = try ChildProcess(environment: ["NOTIFY_SOCKET": socket.path, "WATCHDOG_USEC": "200000", "DEMO_BLOCK_MAIN_MS": "1200"])
+        let child = try ChildProcess(executable: "ProcessHostDemo", environment: ["NOTIFY_SOCKET": socket.path, "WATCHDOG_USEC": "200000", "DEMO_BLOCK_MAIN_MS": "1200"])
         #expect(await child.waitForLine("demo.unblocked", seconds: 15))
         #expect(await child.waitUntil { _, _ in socket.timedMessages.filter { $0.message == "WATCHDOG=1" }.count >= 4 })
         child.send(SIGTERM)
@@ -163,7 +164,7 @@ struct ProcessHostInputsTests {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("psi-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: file) }
         try Data("some avg10=0.00 avg60=0.00 avg300=0.00 total=0\nfull avg10=0.00 avg60=0.00 avg300=0.00 total=0\n".utf8).write(to: file)
-        let child = try ChildProcess(environment: ["DEMO_PSI_PATH": file.path])
+        let child = try ChildProcess(executable: "ProcessHostDemo", environment: ["DEMO_PSI_PATH": file.path])
         #expect(await child.waitForLine("scene.didBecomeActive"))
         #expect(!(await child.waitForLine("app.memoryWarning", seconds: 0.4)), "calm: no warning")
         try Data("some avg10=55.00 avg60=20.00 avg300=5.00 total=123456\nfull avg10=30.00 avg60=10.00 avg300=2.00 total=6543\n".utf8).write(to: file)
@@ -173,7 +174,7 @@ struct ProcessHostInputsTests {
     }
 
     @Test func missingPressureFilesTurnTheFeatureOffWithALogLine() async throws {
-        let child = try ChildProcess(environment: ["DEMO_PSI_PATH": "/nonexistent/psi"])
+        let child = try ChildProcess(executable: "ProcessHostDemo", environment: ["DEMO_PSI_PATH": "/nonexistent/psi"])
         #expect(await child.waitForLine("scene.didBecomeActive"))
         #expect(await child.waitUntil { _, _ in child.errors.contains("memory-pressure monitoring is off") })
         child.send(SIGTERM)
@@ -183,7 +184,7 @@ struct ProcessHostInputsTests {
     @Test func theLaunchTimelineIsWrittenAsChromeTraceJSON() async throws {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("trace-\(UUID().uuidString).json")
         defer { try? FileManager.default.removeItem(at: file) }
-        let child = try ChildProcess(environment: ["APPKERNEL_TRACE": file.path])
+        let child = try ChildProcess(executable: "ProcessHostDemo", environment: ["APPKERNEL_TRACE": file.path])
         #expect(await child.waitForLine("scene.didBecomeActive"))
         #expect(await child.waitUntil { _, _ in FileManager.default.fileExists(atPath: file.path) })
         child.send(SIGTERM)

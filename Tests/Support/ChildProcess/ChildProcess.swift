@@ -5,16 +5,19 @@ import Glibc
 
 /// A value behind a lock that closures on other threads can share.
 /// `@unchecked Sendable`: every access to `value` goes through `lock`.
-final class Locked<Value>: @unchecked Sendable {
+public final class Locked<Value>: @unchecked Sendable {
     private let lock = NSLock()
     private var value: Value
-    init(_ value: Value) { self.value = value }
-    func withLock<Result>(_ body: (inout Value) -> Result) -> Result { lock.withLock { body(&value) } }
+    /// Wraps `value`.
+    public init(_ value: Value) { self.value = value }
+    /// Runs `body` with the value, under the lock.
+    public func withLock<Result>(_ body: (inout Value) -> Result) -> Result { lock.withLock { body(&value) } }
 }
 
-/// Runs the `ProcessHostDemo` executable and collects what it prints. Waits are bounded by
-/// wall-clock deadlines: this is a real process, and a broken one must fail the test, not hang it.
-final class ChildProcess: Sendable {
+/// Runs one of the package's executables (built next to the test bundle) and collects what it
+/// prints. Waits are bounded by wall-clock deadlines: this is a real process, and a broken one
+/// must fail the test, not hang it.
+public final class ChildProcess: Sendable {
     struct Output {
         var lines: [String] = []
         var errors = ""
@@ -22,24 +25,37 @@ final class ChildProcess: Sendable {
     }
 
     private let output = Locked(Output())
-    let pid: Int32
+    private let standardInput: Pipe
+    /// The child's process id.
+    public let pid: Int32
 
-    static var demo: URL {
-        let sibling = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("ProcessHostDemo")
+    /// Where the executable `name` was built (beside the test runner).
+    public static func executable(_ name: String) -> URL {
+        let sibling = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent(name)
         return FileManager.default.fileExists(atPath: sibling.path) ? sibling
-            : Bundle.main.bundleURL.deletingLastPathComponent().appendingPathComponent("ProcessHostDemo")
+            : Bundle.main.bundleURL.deletingLastPathComponent().appendingPathComponent(name)
     }
 
-    init(environment: [String: String] = [:], arguments: [String] = []) throws {
+    /// Starts `executable` with `arguments` and the test's environment plus `environment`
+    /// (systemd's variables removed); `input`, if given, is written to its standard input,
+    /// which is then closed (else standard input stays open until the child exits).
+    public init(executable: String, environment: [String: String] = [:], arguments: [String] = [], input: String? = nil) throws {
         let process = Process()
-        process.executableURL = Self.demo
+        process.executableURL = Self.executable(executable)
         process.arguments = arguments
         process.environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("NOTIFY_") && !$0.key.hasPrefix("WATCHDOG_") }
             .merging(environment) { _, new in new }
         let standardOutput = Pipe(), standardError = Pipe()
         process.standardOutput = standardOutput
         process.standardError = standardError
+        let standardInput = Pipe()
+        process.standardInput = standardInput
         try process.run()
+        if let input {
+            standardInput.fileHandleForWriting.write(Data(input.utf8))
+            try? standardInput.fileHandleForWriting.close()
+        }
+        self.standardInput = standardInput
         pid = process.processIdentifier
         let output = self.output
         Self.read(standardOutput) { line in output.withLock { $0.lines.append(line) } } done: {}
@@ -67,14 +83,21 @@ final class ChildProcess: Sendable {
         }
     }
 
-    var lines: [String] { output.withLock { $0.lines } }
-    var errors: String { output.withLock { $0.errors } }
-    var status: Int32? { output.withLock { $0.status } }
+    /// The lines printed on standard output so far.
+    public var lines: [String] { output.withLock { $0.lines } }
+    /// What was printed on standard error so far.
+    public var errors: String { output.withLock { $0.errors } }
+    /// The exit status (128 + the signal for a killed child); `nil` while it runs.
+    public var status: Int32? { output.withLock { $0.status } }
 
-    func send(_ signal: Int32) { kill(pid, signal) }
+    /// Sends `signal` to the child.
+    public func send(_ signal: Int32) { kill(pid, signal) }
+
+    /// Writes `text` to the child's standard input (when it was left open).
+    public func write(_ text: String) { standardInput.fileHandleForWriting.write(Data(text.utf8)) }
 
     /// Waits until `condition` holds for the output, or `seconds` pass. Returns whether it held.
-    func waitUntil(seconds: Double = 10, _ condition: @escaping @Sendable ([String], Int32?) -> Bool) async -> Bool {
+    public func waitUntil(seconds: Double = 10, _ condition: @escaping @Sendable ([String], Int32?) -> Bool) async -> Bool {
         let deadline = Date().addingTimeInterval(seconds)
         while Date() < deadline {
             let (lines, status) = output.withLock { ($0.lines, $0.status) }
@@ -87,11 +110,13 @@ final class ChildProcess: Sendable {
         return condition(lines, status)
     }
 
-    func waitForLine(_ line: String, seconds: Double = 10) async -> Bool {
+    /// Waits until the child printed `line`, or `seconds` pass. Returns whether it did.
+    public func waitForLine(_ line: String, seconds: Double = 10) async -> Bool {
         await waitUntil(seconds: seconds) { lines, _ in lines.contains(line) }
     }
 
-    func waitForExit(seconds: Double = 10) async -> Int32? {
+    /// Waits until the child exits, or `seconds` pass. Returns its status.
+    public func waitForExit(seconds: Double = 10) async -> Int32? {
         _ = await waitUntil(seconds: seconds) { _, status in status != nil }
         return status
     }
@@ -106,42 +131,3 @@ final class ProcessBox: @unchecked Sendable {
     init(_ process: Process) { self.process = process }
 }
 
-/// A Unix datagram socket standing in for systemd's notify socket.
-final class NotifySocket: Sendable {
-    let path: String
-    private let descriptor: Int32
-    private let received = Locked<[(message: String, time: Date)]>([])
-
-    init() throws {
-        path = FileManager.default.temporaryDirectory.appendingPathComponent("notify-\(UUID().uuidString.prefix(8)).sock").path
-        let descriptor = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0)
-        self.descriptor = descriptor
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        let bytes = Array(path.utf8)
-        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: bytes) }
-        let result = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
-        guard result == 0 else { throw POSIXError(.EADDRINUSE) }
-        let received = self.received
-        Thread.detachNewThread {
-            var buffer = [UInt8](repeating: 0, count: 4096)
-            while true {
-                let count = recv(descriptor, &buffer, buffer.count, 0)
-                if count <= 0 { return }
-                let message = String(decoding: buffer[0..<count], as: UTF8.self)
-                received.withLock { $0.append((message, Date())) }
-            }
-        }
-    }
-
-    var messages: [String] { received.withLock { $0.map(\.message) } }
-    var timedMessages: [(message: String, time: Date)] { received.withLock { $0 } }
-
-    func close() {
-        shutdown(descriptor, Int32(SHUT_RDWR))
-        Glibc.close(descriptor)
-        unlink(path)
-    }
-}

@@ -1,0 +1,96 @@
+import ChildProcess
+import Foundation
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `swift run AccountsApp`, as a newcomer runs it: the built executable in a child process.
+@Suite(.serialized)
+struct AccountsAppTests {
+    @Test func theScriptedTourRunsEveryStepAgainstTheEmbeddedOrgAndExitsZero() async throws {
+        let child = try ChildProcess(executable: "AccountsApp", input: "")
+        #expect(await child.waitForExit(seconds: 60) == 0, "stderr: \(child.errors)")
+        let output = ExampleOutput(child.lines)
+        output.expectInOrder([
+            "using the embedded org (ada@acme.com, bob@beta.com) — no network",
+            "app did finish launching",
+            "scene connected (scene-1)",
+            "launch phase config done (…)",
+            "SmartStore ready", "MobileSync ready",
+            "launch phase sdkInit done (…)",
+            "launch phase passcode done (…)",
+            "launch phase auth done (…)",
+            "launch phase rootController done (…)",
+        ])
+        output.expectInOrder([
+            "root controller appeared for ada@acme.com",
+            "synced down 2 account(s) into the store of ada@acme.com",
+            "── list", "┌ Accounts of ada@acme.com", "│   Acme Corporation — Manufacturing", "│   Globex — Energy",
+            "│ Contacts", "│   1. Ada Lovelace", "│   2. Alan Turing", "│   3. Grace Hopper", "│   4. Linus Torvalds", "│   5. Margaret Hamilton",
+            "── delete a contact that has cases",
+            "delete contact 1 (Ada Lovelace)", "  row 1 removed (optimistic delete)", "  row 1 put back",
+            "  refused: Your attempt to delete Ada Lovelace could not be completed because it is associated with the following cases.",
+            "│   1. Ada Lovelace",
+            "── delete a contact without cases",
+            "delete contact 2 (Alan Turing)", "  row 2 removed (optimistic delete)", "  deleted Alan Turing",
+            "│   1. Ada Lovelace", "│   2. Grace Hopper",
+            "── set a passcode", "passcode set",
+            "scene will resign active", "scene entered the background", "scene will enter the foreground", "scene became active",
+            "passcode asked (attempt 1, 10 left)", "passcode asked (attempt 2, 9 left)", "unlocked",
+            "── switch user", "logging in another user (bob@beta.com)", "current user changed: bob@beta.com",
+            "root controller appeared for bob@beta.com", "synced down 1 account(s) into the store of bob@beta.com",
+            "┌ Accounts of bob@beta.com", "│   Beta Labs — Research", "│ Contacts", "│   (none)",
+            "── log out", "logging out bob@beta.com", "current user changed: ada@acme.com",
+            "synced down 2 account(s) into the store of ada@acme.com", "┌ Accounts of ada@acme.com",
+            "── quit", "app will terminate", "terminated (exit 0)",
+        ])
+        let deleted = try #require(output.index(of: "  deleted Alan Turing"))
+        #expect(!output.texts[deleted...].contains { $0.hasPrefix("│") && $0.contains("Alan Turing") },
+                "the deleted contact is gone from every later list")
+    }
+
+    @Test func interactiveCommandsDriveTheSameApp() async throws {
+        let commands = ["list", "delete 9", "frobnicate", "delete 2", "bg", "fg", "switch", "switch", "logout", "quit"]
+        let child = try ChildProcess(executable: "AccountsApp", arguments: ["--interactive"], input: commands.joined(separator: "\n") + "\n")
+        #expect(await child.waitForExit(seconds: 60) == 0, "stderr: \(child.errors)")
+        let output = ExampleOutput(child.lines.flatMap { $0.components(separatedBy: "> ") }.filter { !$0.isEmpty })
+        output.expectInOrder([
+            "commands: list, delete N, bg, fg, switch, logout, passcode CODE, quit",
+            "┌ Accounts of ada@acme.com",
+            "there is no contact 9",
+            "unknown command 'frobnicate'",
+            "delete contact 2 (Alan Turing)", "  deleted Alan Turing",
+            "scene entered the background", "scene became active",
+            "logging in another user (bob@beta.com)", "current user changed: bob@beta.com",
+            "current user changed: ada@acme.com",
+            "logging out ada@acme.com", "current user changed: bob@beta.com",
+            "app will terminate", "terminated (exit 0)",
+        ])
+    }
+
+    @Test func ctrlCTerminatesGracefullyAndTheLaunchTimelineIsWritten() async throws {
+        let trace = FileManager.default.temporaryDirectory.appendingPathComponent("accounts-launch-\(UUID().uuidString).json")
+        defer { try? FileManager.default.removeItem(at: trace) }
+        let child = try ChildProcess(executable: "AccountsApp", environment: ["APPKERNEL_TRACE": trace.path], arguments: ["--interactive"])
+        #expect(await child.waitUntil { lines, _ in lines.contains { $0.contains("commands: list") } })
+        child.send(SIGINT)
+        #expect(await child.waitForExit(seconds: 30) == 0, "stderr: \(child.errors)")
+        ExampleOutput(child.lines.flatMap { $0.components(separatedBy: "> ") }.filter { !$0.isEmpty })
+            .expectInOrder(["scene will resign active", "scene entered the background", "app will terminate",
+                            "launch timeline written to \(trace.path)", "terminated (exit 0)"])
+        let json = try JSONSerialization.jsonObject(with: Data(contentsOf: trace)) as? [String: Any]
+        let names = (json?["traceEvents"] as? [[String: Any]] ?? []).compactMap { $0["name"] as? String }
+        #expect(["sdk.config", "sdk.sdkInit", "sdk.passcode", "sdk.auth", "sdk.rootController"].allSatisfy(names.contains), "\(names)")
+        #expect(names.contains("app.didFinishLaunching"))
+    }
+
+    @Test func aBadCommandLineSaysWhatIsWrongAndExits64() async throws {
+        let child = try ChildProcess(executable: "AccountsApp", arguments: ["--login-host", "https://login.salesforce.com"], input: "")
+        #expect(await child.waitForExit(seconds: 30) == 64)
+        #expect(child.errors.hasPrefix("--login-host and --client-id go together"))
+        let bad = try ChildProcess(executable: "AccountsApp", arguments: ["--login-host", "ftp://x", "--client-id", "y"], input: "")
+        #expect(await bad.waitForExit(seconds: 30) == 64)
+        #expect(bad.errors.hasPrefix("--login-host: 'ftp://x' is not an http(s) URL"))
+    }
+}

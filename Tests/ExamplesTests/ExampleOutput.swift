@@ -1,0 +1,33 @@
+import ChildProcess
+import Foundation
+import Testing
+
+/// What an example printed, without the timeline's time stamps and measured durations.
+struct ExampleOutput {
+    let texts: [String]
+
+    /// `lines` as printed: `   12.3 ms  text` (continuation lines indented the same).
+    init(_ lines: [String]) {
+        texts = lines.map { line in
+            let text = line.count > 14 ? String(line.dropFirst(14)) : line.trimmingCharacters(in: .whitespaces)
+            return text.replacingOccurrences(of: #"\(\d+\.\d ms\)"#, with: "(…)", options: .regularExpression)
+        }
+    }
+
+    /// The first index at or after `start` whose text starts with `prefix`.
+    func index(of prefix: String, from start: Int = 0) -> Int? {
+        texts[min(start, texts.count)...].firstIndex { $0.hasPrefix(prefix) }
+    }
+
+    /// Expects lines starting with `prefixes`, in this order (other lines may come between).
+    func expectInOrder(_ prefixes: [String], sourceLocation: SourceLocation = #_sourceLocation) {
+        var next = 0
+        for prefix in prefixes {
+            guard let found = index(of: prefix, from: next) else {
+                Issue.record("missing, in order: '\(prefix)'\n--- output ---\n\(texts.joined(separator: "\n"))", sourceLocation: sourceLocation)
+                return
+            }
+            next = found + 1
+        }
+    }
+}
