@@ -40,6 +40,12 @@ let package = Package(
             resources: [.copy("Resources")],
             swiftSettings: strictSettings),
         .executableTarget(
+            name: "ModularApp",
+            dependencies: ["AppKernel", "AppKernelModules", "AppKernelTesting"],
+            path: "Examples/ModularApp",
+            resources: [.copy("Resources")],
+            swiftSettings: strictSettings),
+        .executableTarget(
             name: "AppKernelBenchmarks",
             dependencies: ["AppKernel", "AppKernelTesting", "AppKernelModules"],
             path: "Benchmarks/AppKernelBenchmarks",
@@ -62,7 +68,7 @@ let package = Package(
         .testTarget(name: "AppKernelModulesTests", dependencies: ["AppKernelModules", "AppKernel", "AppKernelTesting"],
                     swiftSettings: strictSettings),
         // Runs the examples' built executables and checks what they print.
-        .testTarget(name: "ExamplesTests", dependencies: ["ChildProcess", "AccountsApp"], swiftSettings: strictSettings),
+        .testTarget(name: "ExamplesTests", dependencies: ["ChildProcess", "AccountsApp", "ModularApp"], swiftSettings: strictSettings),
         .target(name: "LoopbackServer", path: "Tests/Support/LoopbackServer", swiftSettings: strictSettings),
         .testTarget(name: "AppKernelRESTTests", dependencies: ["AppKernelREST", "AppKernel", "AppKernelAuth", "AppKernelTesting", "LoopbackServer"],
                     exclude: ["Fixtures"],
