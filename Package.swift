@@ -46,6 +46,11 @@ let package = Package(
             resources: [.copy("Resources")],
             swiftSettings: strictSettings),
         .executableTarget(
+            name: "MultiOrgLogin",
+            dependencies: ["AppKernel", "AppKernelAuth", "AppKernelREST"],
+            path: "Examples/MultiOrgLogin",
+            swiftSettings: strictSettings),
+        .executableTarget(
             name: "AppKernelBenchmarks",
             dependencies: ["AppKernel", "AppKernelTesting", "AppKernelModules"],
             path: "Benchmarks/AppKernelBenchmarks",
@@ -68,7 +73,7 @@ let package = Package(
         .testTarget(name: "AppKernelModulesTests", dependencies: ["AppKernelModules", "AppKernel", "AppKernelTesting"],
                     swiftSettings: strictSettings),
         // Runs the examples' built executables and checks what they print.
-        .testTarget(name: "ExamplesTests", dependencies: ["ChildProcess", "AccountsApp", "ModularApp"], swiftSettings: strictSettings),
+        .testTarget(name: "ExamplesTests", dependencies: ["ChildProcess", "AccountsApp", "ModularApp", "MultiOrgLogin"], swiftSettings: strictSettings),
         .target(name: "LoopbackServer", path: "Tests/Support/LoopbackServer", swiftSettings: strictSettings),
         .testTarget(name: "AppKernelRESTTests", dependencies: ["AppKernelREST", "AppKernel", "AppKernelAuth", "AppKernelTesting", "LoopbackServer"],
                     exclude: ["Fixtures"],
