@@ -68,7 +68,7 @@ let package = Package(
             path: "Tests/Helpers/ProcessHostDemo",
             swiftSettings: strictSettings),
         .target(name: "ChildProcess", path: "Tests/Support/ChildProcess", swiftSettings: strictSettings),
-        .testTarget(name: "AppKernelPOSIXTests", dependencies: ["AppKernelPOSIX", "AppKernel", "AppKernelTesting", "ProcessHostDemo", "ChildProcess"],
+        .testTarget(name: "AppKernelPOSIXTests", dependencies: ["AppKernelPOSIX", "AppKernel", "AppKernelSDK", "AppKernelTesting", "ProcessHostDemo", "ChildProcess"],
                     swiftSettings: strictSettings),
         .testTarget(name: "AppKernelModulesTests", dependencies: ["AppKernelModules", "AppKernel", "AppKernelTesting"],
                     swiftSettings: strictSettings),

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import AppKernel
 import AppKernelPOSIX
+import AppKernelSDK
 import AppKernelTesting
 #if canImport(Glibc)
 import Glibc
@@ -116,4 +117,14 @@ struct LaunchTimelineTests {
         #expect(LogLevel.warning.description == "WARNING")
         #expect(LogLevel.error > LogLevel.info)
     }
+}
+
+/// The README's systemd snippet, compiled as written (it runs a real process host, so it is not
+/// called here: the ProcessHostTests run one in a child process).
+@MainActor
+private func readmeRunningUnderSystemd() async throws -> Never {
+    final class AppDelegate: ApplicationDelegate {}
+    let host = try ProcessHost(delegate: AppDelegate())
+    host.sdkManager = SDKManager.shared            // READY=1 waits for its launch phases
+    exit(await host.run())                         // returns after willTerminate
 }
