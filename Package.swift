@@ -52,7 +52,7 @@ let package = Package(
             swiftSettings: strictSettings),
         .executableTarget(
             name: "AppKernelBenchmarks",
-            dependencies: ["AppKernel", "AppKernelTesting", "AppKernelModules"],
+            dependencies: ["AppKernel", "AppKernelTesting", "AppKernelModules", "AppKernelSDK"],
             path: "Benchmarks/AppKernelBenchmarks",
             swiftSettings: strictSettings),
         .testTarget(name: "AppKernelTests", dependencies: ["AppKernel", "AppKernelTesting"], swiftSettings: strictSettings),
