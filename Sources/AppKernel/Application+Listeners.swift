@@ -14,12 +14,6 @@ enum Delivery<Result> {
     }
 }
 
-/// A registered listener or pipeline observer. The token owns the closure; the application holds
-/// the token weakly, so a dropped token unregisters itself.
-struct ListenerEntry {
-    weak var token: ListenerToken?
-}
-
 /// Where the application keeps its listeners: per event name for typed listeners, one list for
 /// listeners of every event, one for pipeline observers.
 enum ListenerList: Hashable {
@@ -75,9 +69,13 @@ extension Application {
 
     private func register(_ handler: ListenerHandler, in list: ListenerList) -> ListenerToken {
         let token = ListenerToken(handler: handler) { [weak self] token in
-            self?.listeners[list]?.removeAll { $0.token === token || $0.token == nil }
+            self?.removeEntries(in: list) { $0 === token.entry || $0.handler == nil }
         }
-        listeners[list, default: []].append(ListenerEntry(token: token))
+        switch list {
+        case .event(let name): listeners[name, default: []].append(token.entry)
+        case .everyEvent: everyEventListeners.append(token.entry)
+        case .pipeline: pipelineObservers.append(token.entry)
+        }
         return token
     }
 
@@ -101,21 +99,25 @@ extension Application {
                 return .stopped(result)
             }
         }
-        let record = event.record(payload)
-        observe(.listeners, record)
+        // The record (a `LifecycleEvent`) is built only for those who take records.
+        let wantsRecord = !pipelineObservers.isEmpty || !everyEventListeners.isEmpty || !streams.isEmpty
+        let record = wantsRecord ? event.record(payload) : nil
+        if let record { observe(.listeners, record) }
         forEachHandler(in: .event(event.name)) { handler in
             // The name fixes the payload type: ApplicationEvent's initialiser is internal and
             // each name is declared once, with one payload type.
-            (handler as? PayloadHandler<Payload>)?.call(payload)
+            unsafeDowncast(handler, to: PayloadHandler<Payload>.self).call(payload)
         }
-        forEachHandler(in: .everyEvent) { handler in (handler as? RecordHandler)?.call(.listeners, record) }
-        if !streams.isEmpty {
+        if let record {
+            forEachHandler(in: .everyEvent) { handler in (handler as? RecordHandler)?.call(.listeners, record) }
+        }
+        if let record, !streams.isEmpty {
             streams.removeAll { continuation in
                 if case .terminated = continuation.yield(record) { return true }
                 return false
             }
         }
-        if let stage { observe(stage, record) }
+        if let stage, let record { observe(stage, record) }
         let value = deliver()
         if hooked && runAfterHooks { runAfterHooksNow(event, payload) }
         return .delivered(value)
@@ -134,16 +136,30 @@ extension Application {
     /// Calls each live handler of a snapshot of `list`: entries added meanwhile wait for the next
     /// event; entries cancelled meanwhile are skipped; dropped tokens are pruned.
     private func forEachHandler(in list: ListenerList, _ body: (ListenerHandler) -> Void) {
-        guard let entries = listeners[list], !entries.isEmpty else { return }
+        let entries: [ListenerEntry]
+        switch list {
+        case .event(let name): entries = listeners[name] ?? []
+        case .everyEvent: entries = everyEventListeners
+        case .pipeline: entries = pipelineObservers
+        }
+        guard !entries.isEmpty else { return }
         var sawDropped = false
         for entry in entries {
-            guard let token = entry.token else {
+            guard let handler = entry.handler else {
                 sawDropped = true
                 continue
             }
-            if let handler = token.handler { body(handler) }
+            body(handler)
         }
-        if sawDropped { listeners[list]?.removeAll { $0.token == nil } }
+        if sawDropped { removeEntries(in: list) { $0.handler == nil } }
+    }
+
+    private func removeEntries(in list: ListenerList, where shouldRemove: (ListenerEntry) -> Bool) {
+        switch list {
+        case .event(let name): listeners[name]?.removeAll(where: shouldRemove)
+        case .everyEvent: everyEventListeners.removeAll(where: shouldRemove)
+        case .pipeline: pipelineObservers.removeAll(where: shouldRemove)
+        }
     }
 
     func finishStreams() {

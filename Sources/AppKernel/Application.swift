@@ -69,7 +69,12 @@ public final class Application {
     var queue: [QueuedEvent] = []
 
     // Listeners, streams and pipeline observers.
-    var listeners: [ListenerList: [ListenerEntry]] = [:]
+    /// Typed listeners, by event name.
+    var listeners: [LifecycleEvent.Name: [ListenerEntry]] = [:]
+    /// Listeners of every event.
+    var everyEventListeners: [ListenerEntry] = []
+    /// Pipeline observers.
+    var pipelineObservers: [ListenerEntry] = []
     var streams: [AsyncStream<LifecycleEvent>.Continuation] = []
 
     // Background execution.

@@ -5,23 +5,43 @@
 /// dropped token frees the closure (and what it captured) at once.
 @MainActor
 public final class ListenerToken {
-    var handler: ListenerHandler?
+    /// The registration the application calls through; it holds the closure.
+    let entry: ListenerEntry
     private let onCancel: @MainActor (ListenerToken) -> Void
 
     init(handler: ListenerHandler, onCancel: @escaping @MainActor (ListenerToken) -> Void) {
-        self.handler = handler
+        self.entry = ListenerEntry(handler: handler)
         self.onCancel = onCancel
     }
 
     /// Whether ``cancel()`` has been called.
-    public var isCancelled: Bool { handler == nil }
+    public var isCancelled: Bool { entry.handler == nil }
 
     /// Stops delivery to the listener. Calling it again does nothing.
     public func cancel() {
-        guard handler != nil else { return }
-        handler = nil
+        guard entry.handler != nil else { return }
+        entry.handler = nil
         onCancel(self)
     }
+
+    deinit {
+        // Dropped: the closure (and what it captured) goes now, and delivery stops; the
+        // application prunes the empty entry at its next delivery.
+        entry.handler = nil
+    }
+}
+
+/// A registered listener or pipeline observer, held by the application's list and by its token.
+/// It holds the closure until the token is cancelled or dropped. The application holds entries
+/// strongly and reads `handler` with a plain load: no weak reference (whose side table would
+/// make every retain and release of the token slow) on the delivery path.
+///
+/// `@unchecked Sendable`: `handler` is read and written on the main actor — and set to `nil` by
+/// the token's deinit, which runs where the token's last reference goes: a token is a
+/// non-Sendable main-actor object, so that is main-actor code.
+final class ListenerEntry: @unchecked Sendable {
+    var handler: ListenerHandler?
+    init(handler: ListenerHandler) { self.handler = handler }
 }
 
 /// What a token calls. Subclasses carry the closure with its exact type, so delivery needs no

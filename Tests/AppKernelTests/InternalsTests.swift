@@ -26,14 +26,14 @@ struct InternalsTests {
         let app = try host.launch(delegate: DefaultApplicationDelegate())
         do {
             let tokens = (0..<3).map { _ in app.addListener(for: .didReceiveMemoryWarning) { _ in } }
-            #expect(app.listeners[.event(.didReceiveMemoryWarning)]?.count == 3)
+            #expect(app.listeners[.didReceiveMemoryWarning]?.count == 3)
             withExtendedLifetime(tokens) {}
         }
         try host.sendMemoryWarning()
-        #expect(app.listeners[.event(.didReceiveMemoryWarning)]?.isEmpty == true)
+        #expect(app.listeners[.didReceiveMemoryWarning]?.isEmpty == true)
         let kept = app.addListener { _ in }
         kept.cancel()
-        #expect(app.listeners[.everyEvent]?.isEmpty == true)
+        #expect(app.everyEventListeners.isEmpty)
     }
 
     @Test func terminationForgetsTimersTasksAndPendingCompletions() async throws {
