@@ -43,9 +43,6 @@ enum AppKernelBenchmarks {
     @MainActor
     static func main() async throws {
         let quick = CommandLine.arguments.contains("--quick")
-        if ProcessInfo.processInfo.environment["ONLY"] == "dispatch" {
-            print(try DispatchBenchmark.appKernel(listeners: 0, events: 200_000, rounds: 30)); return
-        }
         let rounds = quick ? 3 : 9
         let scale = quick ? 10 : 1
         print("AppKernel benchmarks (\(quick ? "quick" : "full") run, medians of \(rounds) rounds, release build)")

@@ -49,21 +49,41 @@ public final class TraceRecorder {
         public var time: Duration
     }
 
-    /// Which stages are recorded; change it at any time.
-    public var options: Options
+    /// Which stages are recorded; change it at any time. With none, the recorder does not
+    /// observe its applications at all (benchmarks pay nothing for it).
+    public var options: Options {
+        didSet { if options.isEmpty != oldValue.isEmpty { observeApplications() } }
+    }
     /// Everything recorded since the last ``take()`` or ``clear()``.
     public private(set) var entries: [Entry] = []
     private var tokens: [ListenerToken] = []
+    private var applications: [WeakApplication] = []
+
+    /// An attached application, not kept alive by the recorder.
+    private struct WeakApplication {
+        weak var application: Application?
+    }
 
     /// Creates a recorder of `options` (delegates, system decisions and hook stops by default).
     public init(options: Options = [.delegates, .system, .hookStops]) { self.options = options }
 
     /// Starts recording `application`. Attach before launching to see the launch.
     public func attach(to application: Application) {
-        tokens.append(application.addPipelineObserver { [weak self, weak application] stage, event in
+        applications.append(WeakApplication(application: application))
+        if !options.isEmpty { tokens.append(observe(application)) }
+    }
+
+    private func observe(_ application: Application) -> ListenerToken {
+        application.addPipelineObserver { [weak self, weak application] stage, event in
             guard let self, self.records(stage) else { return }
             self.entries.append(Entry(stage: stage, event: event, time: application?.uptime ?? .zero))
-        })
+        }
+    }
+
+    /// Observes every attached application while some stage is recorded; none otherwise.
+    private func observeApplications() {
+        for token in tokens { token.cancel() }
+        tokens = options.isEmpty ? [] : applications.compactMap(\.application).map(observe)
     }
 
     /// The recorded lines, oldest first.

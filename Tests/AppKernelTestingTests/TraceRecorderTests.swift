@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import AppKernel
+@testable import AppKernel
 import AppKernelTesting
 
 @MainActor
@@ -78,4 +78,19 @@ struct TraceRecorderTests {
         #expect(app.window?.isKeyWindow == true, "the default phases make and show the window of an app without scenes")
         #expect((app.window?.rootController as? PlaceholderController)?.isVisible == true)
     }
+}
+
+@MainActor @Test func aRecorderWithNoOptionsDoesNotObserveAndStartsWhenGivenSome() throws {
+    let host = SimulatedHost(traceOptions: [])
+    let app = try host.launch(delegate: DefaultApplicationDelegate())
+    #expect(app.pipelineObservers.isEmpty, "nothing recorded: no observer in the pipeline")
+    try host.sendMemoryWarning()
+    #expect(host.trace.lines.isEmpty)
+    host.trace.options = [.listeners]
+    #expect(app.pipelineObservers.count == 1)
+    try host.moveToBackground()
+    #expect(host.trace.take() == ["listeners.scene-1.willResignActive", "listeners.willResignActive",
+                                  "listeners.scene-1.didEnterBackground", "listeners.didEnterBackground"])
+    host.trace.options = []
+    #expect(app.pipelineObservers.isEmpty)
 }
