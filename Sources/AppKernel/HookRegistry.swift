@@ -117,7 +117,7 @@ public final class HookRegistry {
 
     /// Whether any hook is registered at `point`.
     public func hasHooks<Point: HookPoint>(at point: Point) -> Bool {
-        guard let chain = chains[HookKey(point)] as? HookChain<Point.Payload> else { return false }
+        guard !chains.isEmpty, let chain = chains[HookKey(point)] as? HookChain<Point.Payload> else { return false }
         return !chain.isEmpty
     }
 

@@ -10,9 +10,9 @@ import Foundation
 /// pipeline's instrumentation reports (the trace recorder in AppKernelTesting shows them).
 public enum LifecycleEvent: Sendable, Hashable, CustomStringConvertible {
     /// `application(_:willFinishLaunchingWithOptions:)`.
-    case willFinishLaunching(LaunchOptions)
+    indirect case willFinishLaunching(LaunchOptions)
     /// `application(_:didFinishLaunchingWithOptions:)` / `didFinishLaunchingNotification`.
-    case didFinishLaunching(LaunchOptions)
+    indirect case didFinishLaunching(LaunchOptions)
     /// The app became active.
     case didBecomeActive
     /// The app is about to become inactive.
@@ -26,23 +26,23 @@ public enum LifecycleEvent: Sendable, Hashable, CustomStringConvertible {
     /// The system is low on memory.
     case didReceiveMemoryWarning
     /// A URL is being opened (in `scene`, for scene apps).
-    case openURL(URL, OpenURLOptions, scene: String?)
+    indirect case openURL(URL, OpenURLOptions, scene: String?)
     /// A user activity is being continued (in `scene`, for scene apps).
-    case continueUserActivity(UserActivity, scene: String?)
+    indirect case continueUserActivity(UserActivity, scene: String?)
     /// A quick action is being performed (in `scene`, for scene apps).
-    case performShortcutItem(ShortcutItem, scene: String?)
+    indirect case performShortcutItem(ShortcutItem, scene: String?)
     /// Remote-notification registration succeeded.
     case didRegisterForRemoteNotifications(deviceToken: Data)
     /// Remote-notification registration failed.
-    case didFailToRegisterForRemoteNotifications(RemoteNotificationRegistrationError)
+    indirect case didFailToRegisterForRemoteNotifications(RemoteNotificationRegistrationError)
     /// A remote notification arrived.
     case didReceiveRemoteNotification([String: JSONValue])
     /// A background fetch began.
     case performFetch
     /// A local notification arrived.
-    case didReceiveLocalNotification(LocalNotification)
+    indirect case didReceiveLocalNotification(LocalNotification)
     /// The user chose the action `identifier` of a local notification.
-    case handleLocalNotificationAction(String, LocalNotification)
+    indirect case handleLocalNotificationAction(String, LocalNotification)
     /// The delegate is asked for the configuration of the session `session`.
     case configurationForConnecting(session: String)
     /// Sessions were discarded.

@@ -10,7 +10,7 @@ import Foundation
 /// new one).
 public enum SystemEvent {
     /// Launch the app, in the foreground or the background.
-    case launch(LaunchOptions, inBackground: Bool)
+    indirect case launch(LaunchOptions, inBackground: Bool)
     /// Bring the app (or one scene) to the foreground and activate it.
     case enterForeground(scene: String?)
     /// Send the app (or one scene) to the background.
@@ -22,28 +22,28 @@ public enum SystemEvent {
     /// The system is low on memory.
     case memoryWarning
     /// Open a URL; the app comes to the foreground if it was not.
-    case openURL(URL, OpenURLOptions, scene: String?)
+    indirect case openURL(URL, OpenURLOptions, scene: String?)
     /// Continue a user activity; the app comes to the foreground if it was not.
-    case continueUserActivity(UserActivity, scene: String?)
+    indirect case continueUserActivity(UserActivity, scene: String?)
     /// Perform a quick action; the app comes to the foreground if it was not.
-    case performShortcutItem(ShortcutItem, scene: String?, completion: Completion<Bool>)
+    indirect case performShortcutItem(ShortcutItem, scene: String?, completion: Completion<Bool>)
     /// The push service issued a device token.
     case registeredForRemoteNotifications(deviceToken: Data)
     /// The push service refused the registration.
-    case failedToRegisterForRemoteNotifications(RemoteNotificationRegistrationError)
+    indirect case failedToRegisterForRemoteNotifications(RemoteNotificationRegistrationError)
     /// A remote notification arrived; a suspended app is woken in the background to handle it.
     case remoteNotification([String: JSONValue], completion: Completion<BackgroundFetchResult>)
     /// The system grants a background fetch; a suspended app is woken for it.
     case backgroundFetch(completion: Completion<BackgroundFetchResult>)
     /// A local notification fires while the app runs, or the user taps it (the app comes to
     /// the foreground if it was not).
-    case localNotification(LocalNotification)
+    indirect case localNotification(LocalNotification)
     /// The user chose an action of a local notification; the app handles it where it is
     /// (a suspended app is woken in the background).
-    case localNotificationAction(String, LocalNotification, completion: Completion<Void>)
+    indirect case localNotificationAction(String, LocalNotification, completion: Completion<Void>)
     /// Connect a scene (a new session, or an open session named by identifier), in the
     /// foreground or the background.
-    case connectScene(SceneConnectionOptions, session: String?, inForeground: Bool)
+    indirect case connectScene(SceneConnectionOptions, session: String?, inForeground: Bool)
     /// Disconnect a scene; its session stays open.
     case disconnectScene(scene: String)
     /// The user closed sessions for good.
