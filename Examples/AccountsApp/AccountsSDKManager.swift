@@ -15,7 +15,8 @@ final class AccountsSDKManager: SDKManager {
         case real(loginHost: URL, clientID: String, redirectURI: String)
     }
 
-    var org: Org = .embedded(EmbeddedOrg.sample())
+    /// Set before the launch; the config phase fails without it.
+    var org: Org?
     /// The accounts, with their credentials on disk.
     var accounts: UserAccountManager?
     /// How requests reach the org.
@@ -25,13 +26,16 @@ final class AccountsSDKManager: SDKManager {
     override func run(_ phase: LaunchPhase) async throws {
         let start = ContinuousClock.now
         try await super.run(phase)
-        Console.say("launch phase \(phase) done (\(Self.milliseconds(ContinuousClock.now - start)))")
+        Console.say(String(format: "launch phase \(phase) done (%.1f ms)", Console.milliseconds(ContinuousClock.now - start)))
     }
 
     /// Loads `bootconfig.json`, then points it at the org chosen on the command line.
     override func loadConfig() throws {
         try super.loadConfig()
         switch org {
+        case nil:
+            throw ConfigError(code: .invalidValue, file: BootConfig.fileNames[0], keyPath: "loginHost",
+                              reason: "AccountsSDKManager.org is not set: no org to log in to")
         case .embedded(let org):
             bootConfig?.loginHost = org.baseURL.absoluteString
             bootConfig?.remoteAccessConsumerKey = org.clientID
@@ -47,10 +51,5 @@ final class AccountsSDKManager: SDKManager {
     /// A REST client for the current user, refreshing its token through the account manager.
     var restClient: RestClient? {
         accounts.flatMap { RestClient.forCurrentUser(of: $0, transport: transport) }
-    }
-
-    static func milliseconds(_ duration: Duration) -> String {
-        let value = Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15
-        return String(format: "%.1f ms", value)
     }
 }

@@ -9,12 +9,16 @@ enum Console {
     /// Prints `text` as one timeline line: `   12.3 ms  text`.
     static func say(_ text: String) {
         let origin = start
-        let elapsed = ContinuousClock.now - origin
-        let milliseconds = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15 + 0.0
+        let elapsed = milliseconds(ContinuousClock.now - origin)
         for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-            let stamp = index == 0 ? String(format: "%9.1f ms", milliseconds) : String(repeating: " ", count: 12)
+            let stamp = index == 0 ? String(format: "%9.1f ms", elapsed) : String(repeating: " ", count: 12)
             FileHandle.standardOutput.write(Data("\(stamp)  \(line)\n".utf8))
         }
+    }
+
+    /// `duration` in milliseconds (never `-0`).
+    static func milliseconds(_ duration: Duration) -> Double {
+        Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15 + 0.0
     }
 
     /// Prints a prompt without a newline.

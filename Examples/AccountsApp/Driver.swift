@@ -147,7 +147,7 @@ final class Driver {
             } else {
                 guard let config = manager.bootConfig?.oauthConfig else { return }
                 var hint: String?
-                if case .embedded(let org) = manager.org {
+                if case .embedded(let org)? = manager.org {
                     hint = org.users.first { user in !accountManager.allAccounts.contains { $0.identity.userID == user.userID } }?.username
                 }
                 Console.say("logging in another user\(hint.map { " (\($0))" } ?? "")")
