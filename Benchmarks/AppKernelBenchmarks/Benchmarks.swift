@@ -17,8 +17,6 @@ final class BenchSceneDelegate: SceneDelegate {}
 @MainActor
 final class BenchAppDelegate: ApplicationDelegate {
     var warnings = 0
-    let scenes: Bool
-    init(scenes: Bool = true) { self.scenes = scenes }
     func applicationDidReceiveMemoryWarning(_ application: Application) { warnings += 1 }
     func application(_ application: Application, configurationForConnecting session: SceneSession,
                      options: SceneConnectionOptions) -> SceneConfiguration {
@@ -111,7 +109,7 @@ enum AppKernelBenchmarks {
 
         print("Targets (reported, never enforced):")
         for (name, met) in targets { print("  \(met ? "met " : "MISS") \(name)") }
-        if let peak = peakResidentMemory() { print("\npeak resident memory of this run: \(peak)") }
+        if let peak = Machine.status("VmHWM") { print("\npeak resident memory of this run: \(peak)") }
     }
 
     /// The median wall time, in seconds, of `rounds` runs of `body`.
@@ -130,8 +128,6 @@ enum AppKernelBenchmarks {
     static func seconds(_ duration: Duration) -> Double {
         Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
     }
-
-    static func peakResidentMemory() -> String? { Machine.status("VmHWM") }
 
     /// A text table: a title, a header and rows, columns padded.
     static func table(title: String, header: [String], rows: [Row]) -> String {
