@@ -9,8 +9,7 @@ import Glibc
 @Suite(.serialized)
 struct AccountsAppTests {
     @Test func theScriptedTourRunsEveryStepAgainstTheEmbeddedOrgAndExitsZero() async throws {
-        let child = try ChildProcess(executable: "AccountsApp", input: "")
-        #expect(await child.waitForExit(seconds: 60) == 0, "stderr: \(child.errors)")
+        let child = try await runExample("AccountsApp")
         let output = ExampleOutput(child.lines)
         output.expectInOrder([
             "using the embedded org (ada@acme.com, bob@beta.com) — no network",
@@ -52,8 +51,7 @@ struct AccountsAppTests {
 
     @Test func interactiveCommandsDriveTheSameApp() async throws {
         let commands = ["list", "delete 9", "frobnicate", "delete 2", "bg", "fg", "switch", "switch", "logout", "quit"]
-        let child = try ChildProcess(executable: "AccountsApp", arguments: ["--interactive"], input: commands.joined(separator: "\n") + "\n")
-        #expect(await child.waitForExit(seconds: 60) == 0, "stderr: \(child.errors)")
+        let child = try await runExample("AccountsApp", arguments: ["--interactive"], input: commands.joined(separator: "\n") + "\n")
         let output = ExampleOutput(child.lines.flatMap { $0.components(separatedBy: "> ") }.filter { !$0.isEmpty })
         output.expectInOrder([
             "commands: list, delete N, bg, fg, switch, logout, passcode CODE, quit",
@@ -86,11 +84,9 @@ struct AccountsAppTests {
     }
 
     @Test func aBadCommandLineSaysWhatIsWrongAndExits64() async throws {
-        let child = try ChildProcess(executable: "AccountsApp", arguments: ["--login-host", "https://login.salesforce.com"], input: "")
-        #expect(await child.waitForExit(seconds: 30) == 64)
+        let child = try await runExample("AccountsApp", arguments: ["--login-host", "https://login.salesforce.com"], status: 64, seconds: 30)
         #expect(child.errors.hasPrefix("--login-host and --client-id go together"))
-        let bad = try ChildProcess(executable: "AccountsApp", arguments: ["--login-host", "ftp://x", "--client-id", "y"], input: "")
-        #expect(await bad.waitForExit(seconds: 30) == 64)
+        let bad = try await runExample("AccountsApp", arguments: ["--login-host", "ftp://x", "--client-id", "y"], status: 64, seconds: 30)
         #expect(bad.errors.hasPrefix("--login-host: 'ftp://x' is not an http(s) URL"))
     }
 }

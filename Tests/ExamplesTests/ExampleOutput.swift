@@ -31,3 +31,12 @@ struct ExampleOutput {
         }
     }
 }
+
+/// Runs the example `executable` to its end — standard input `input`, then closed — and expects
+/// it to exit with `status` within `seconds`, showing its standard error if it does not.
+func runExample(_ executable: String, arguments: [String] = [], input: String = "", status: Int32 = 0, seconds: Double = 60,
+                sourceLocation: SourceLocation = #_sourceLocation) async throws -> ChildProcess {
+    let child = try ChildProcess(executable: executable, arguments: arguments, input: input)
+    #expect(await child.waitForExit(seconds: seconds) == status, "stderr: \(child.errors)", sourceLocation: sourceLocation)
+    return child
+}

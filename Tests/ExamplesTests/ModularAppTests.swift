@@ -7,8 +7,7 @@ import Testing
 @Suite(.serialized)
 struct ModularAppTests {
     @Test func theWholeTimelineOfTheModularApp() async throws {
-        let child = try ChildProcess(executable: "ModularApp", input: "")
-        #expect(await child.waitForExit(seconds: 60) == 0, "stderr: \(child.errors)")
+        let child = try await runExample("ModularApp")
         #expect(child.lines == [
             "[t=    0 ms] boot phases: loadModules → loadFeatureFlags → setupWindow → startNonLazyServices → startAutoStartServiceGroups → showWindow → startLauncher",
             "[t=    0 ms] framework: before didFinishLaunching",

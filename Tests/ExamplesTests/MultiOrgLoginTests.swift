@@ -7,8 +7,7 @@ import Testing
 @Suite(.serialized)
 struct MultiOrgLoginTests {
     @Test func twoOrgsTwoUsersCheckedCallbacksSwitchAndRevoke() async throws {
-        let child = try ChildProcess(executable: "MultiOrgLogin", input: "")
-        #expect(await child.waitForExit(seconds: 60) == 0, "stderr: \(child.errors)")
+        let child = try await runExample("MultiOrgLogin")
         #expect(child.lines == [
             "== 1. Ada logs in to Acme with the user-agent flow (the article's flow), checked",
             "authorize: https://acme.embedded.salesforce.test/services/oauth2/authorize?response_type=token&client_id=3MVG9-embedded&redirect_uri=appkernel%3A%2F%2Foauth%2Fdone&display=touch&scope=api%20refresh_token&state=…&login_hint=ada%40acme.com",
