@@ -558,10 +558,11 @@ public final class ServiceRegistry {
     private func fail(_ slot: Int, _ error: ServiceError, keepingFirstReady: Bool = false) -> Int? {
         nodes[slot].phase = .failed
         entries[slot].failureReason = error.description
-        for dependent in dependentSlots(of: slot) { nodes[dependent].failedDependencies += 1 }
+        let dependents = dependentSlots(of: slot)
+        for dependent in dependents { nodes[dependent].failedDependencies += 1 }
         settle(slot, error: entries[slot].policy == .failLaunch ? error : nil)
         var kept: Int?
-        for dependent in dependentSlots(of: slot) {
+        for dependent in dependents {
             guard let ready = prepare(dependent) else { continue }
             if keepingFirstReady && kept == nil { kept = ready } else { launch(ready) }
         }
