@@ -69,7 +69,7 @@ extension Application {
 
     private func register(_ handler: ListenerHandler, in list: ListenerList) -> ListenerToken {
         let token = ListenerToken(handler: handler) { [weak self] token in
-            self?.removeEntries(in: list) { $0 === token.entry || $0.handler == nil }
+            self?.removeEntries(in: list) { $0.isCancelled }
         }
         switch list {
         case .event(let name): listeners[name, default: []].append(token.entry)
@@ -143,15 +143,25 @@ extension Application {
         case .pipeline: entries = pipelineObservers
         }
         guard !entries.isEmpty else { return }
+        let sawDropped = Self.deliver(to: entries, body)
+        if sawDropped { removeEntries(in: list) { $0.isCancelled } }
+    }
+
+    /// Calls `body` with each live entry's handler; tells whether it met a cancelled entry.
+    ///
+    /// Nonisolated so that the per-entry closure carries no executor check; `body` runs in the
+    /// caller's isolation (the main actor). `entries` keeps every entry alive until the loop
+    /// ends, so each is read as an unretained reference: no retain and release per listener.
+    private nonisolated static func deliver(to entries: [ListenerEntry], _ body: (ListenerHandler) -> Void) -> Bool {
         var sawDropped = false
-        for entry in entries {
-            guard let handler = entry.handler else {
-                sawDropped = true
-                continue
+        entries.withUnsafeBufferPointer { buffer in
+            buffer.withMemoryRebound(to: Unmanaged<ListenerEntry>.self) { entries in
+                for index in entries.indices where !entries[index]._withUnsafeGuaranteedRef({ $0.withHandler(body) }) {
+                    sawDropped = true
+                }
             }
-            body(handler)
         }
-        if sawDropped { removeEntries(in: list) { $0.handler == nil } }
+        return sawDropped
     }
 
     private func removeEntries(in list: ListenerList, where shouldRemove: (ListenerEntry) -> Bool) {

@@ -29,7 +29,7 @@ public final class Application {
     /// The settings UIKit reads from Info.plist.
     public let configuration: ApplicationConfiguration
     /// The application's state.
-    public internal(set) var state: ApplicationState = .notRunning
+    @exclusivity(unchecked) public internal(set) var state: ApplicationState = .notRunning
     /// The options of the launch (empty before launch).
     public internal(set) var launchOptions = LaunchOptions()
     /// The connected scenes, in the order they connected.
@@ -65,17 +65,17 @@ public final class Application {
     var nextSessionNumber = 1
 
     // Dispatch: one event at a time, later ones queued FIFO.
-    var isDispatching = false
-    var queue: [QueuedEvent] = []
+    @exclusivity(unchecked) var isDispatching = false
+    @exclusivity(unchecked) var queue: [QueuedEvent] = []
 
     // Listeners, streams and pipeline observers.
     /// Typed listeners, by event name.
-    var listeners: [LifecycleEvent.Name: [ListenerEntry]] = [:]
+    @exclusivity(unchecked) var listeners: [LifecycleEvent.Name: [ListenerEntry]] = [:]
     /// Listeners of every event.
-    var everyEventListeners: [ListenerEntry] = []
+    @exclusivity(unchecked) var everyEventListeners: [ListenerEntry] = []
     /// Pipeline observers.
-    var pipelineObservers: [ListenerEntry] = []
-    var streams: [AsyncStream<LifecycleEvent>.Continuation] = []
+    @exclusivity(unchecked) var pipelineObservers: [ListenerEntry] = []
+    @exclusivity(unchecked) var streams: [AsyncStream<LifecycleEvent>.Continuation] = []
 
     // Background execution.
     var backgroundTasks: [BackgroundTaskRecord] = []

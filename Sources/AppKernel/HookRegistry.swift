@@ -75,7 +75,7 @@ public final class HookRegistry {
     public var onSlowHook: (@MainActor (HookTiming) -> Void)?
 
     private let elapsed: @Sendable () -> Duration
-    private var chains: [HookKey: AnyObject] = [:]
+    @exclusivity(unchecked) private var chains: [HookKey: AnyObject] = [:]
     private var nextID = 1
 
     /// Creates a registry.

@@ -1,4 +1,5 @@
 // Checks of bookkeeping that has no public window: nothing is kept longer than needed.
+import Foundation
 import Testing
 @testable import AppKernel
 import AppKernelTesting
@@ -34,6 +35,30 @@ struct InternalsTests {
         let kept = app.addListener { _ in }
         kept.cancel()
         #expect(app.everyEventListeners.isEmpty)
+    }
+
+    /// A token is Sendable; dropped on another thread, it cancels its listener on the main actor.
+    @Test func aTokenDroppedOnAnotherThreadCancelsOnTheMainActor() async throws {
+        let host = SimulatedHost()
+        let app = try host.launch(delegate: DefaultApplicationDelegate())
+        var count = 0
+        /// Hands the only reference to another thread. `@unchecked`: touched by one thread at a time.
+        final class Box: @unchecked Sendable { var token: ListenerToken? }
+        let box = Box()
+        box.token = app.addListener(for: .didReceiveMemoryWarning) { _ in count += 1 }
+        try host.sendMemoryWarning()
+        await Task.detached { box.token = nil }.value
+        // The last reference went on another thread; the deinit runs on the main actor after.
+        var turns = 0
+        while app.listeners[.didReceiveMemoryWarning]?.isEmpty == false, turns < 1_000 {
+            await Task.yield()
+            try host.sendMemoryWarning()
+            turns += 1
+        }
+        #expect(app.listeners[.didReceiveMemoryWarning]?.isEmpty == true)
+        let heard = count
+        try host.sendMemoryWarning()
+        #expect(count == heard)
     }
 
     @Test func terminationForgetsTimersTasksAndPendingCompletions() async throws {

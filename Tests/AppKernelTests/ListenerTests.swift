@@ -97,6 +97,34 @@ struct ListenerTests {
         #expect(count == 1)
     }
 
+    /// The listener's closure is called without a retain per call; a listener that cancels or
+    /// drops its own token keeps what it captured until it returns, and is freed right after.
+    @Test(arguments: [false, true])
+    func aListenerThatEndsItsOwnRegistrationRunsToTheEndAndIsFreedAfter(drops: Bool) throws {
+        final class Captured { let name = "its capture" }
+        final class Holder { var token: ListenerToken? }
+        let app = try host.launch(delegate: DefaultApplicationDelegate())
+        let holder = Holder()
+        weak var weakCaptured: Captured?
+        do {
+            let captured = Captured()
+            weakCaptured = captured
+            holder.token = app.addListener(for: .didReceiveMemoryWarning) { [log, holder] _ in
+                log.lines.append(drops ? "dropping" : "cancelling")
+                if drops { holder.token = nil } else { holder.token?.cancel() }
+                log.lines.append("still running with \(captured.name)")
+            }
+        }
+        let after = app.addListener(for: .didReceiveMemoryWarning) { [log] _ in
+            log.lines.append(weakCaptured == nil ? "next listener; capture freed" : "next listener; capture alive")
+        }
+        try host.sendMemoryWarning()
+        try host.sendMemoryWarning()
+        #expect(log.take() == [drops ? "dropping" : "cancelling", "still running with its capture",
+                               "next listener; capture freed", "next listener; capture freed"])
+        withExtendedLifetime(after) {}
+    }
+
     @Test func cancellingAnotherListenerDuringDeliveryTakesEffectAtOnce() throws {
         let app = try host.launch(delegate: DefaultApplicationDelegate())
         var heard: [String] = []
