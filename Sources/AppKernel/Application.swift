@@ -65,6 +65,16 @@ public final class Application {
     var nextSessionNumber = 1
 
     // Dispatch: one event at a time, later ones queued FIFO.
+    //
+    // The state every event reads (`state`, `isDispatching`, `queue`, the listener lists and
+    // `streams`) is `@exclusivity(unchecked)`: Swift cannot prove statically that no access
+    // overlaps another, and its dynamic checks were a third of the cost of an event. They are
+    // proven here instead: every access is instantaneous (a read, an assignment, an append, a
+    // `removeFirst`) or runs only code of ours inside it (`removeAll(where:)` with a predicate
+    // that reads a flag — the removed entries are already cancelled and release nothing of the
+    // app's — and `streams.removeAll` around `yield`, which resumes a waiting consumer later, on
+    // its own task, and never runs it inline); listener closures and delegate calls always run outside any access — the lists
+    // are copied before delivery.
     @exclusivity(unchecked) var isDispatching = false
     @exclusivity(unchecked) var queue: [QueuedEvent] = []
 
