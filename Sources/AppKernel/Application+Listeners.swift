@@ -89,11 +89,12 @@ extension Application {
     @discardableResult
     func publish<Payload, Result>(_ event: ApplicationEvent<Payload>, _ payload: Payload, to stage: PipelineStage?,
                                   runAfterHooks: Bool = true, _ deliver: () -> Result) -> Delivery<Result> {
-        let hooked = hooks.hasHooks(at: event)
-        if hooked {
+        let chain = hooks.chain(at: event)
+        if let chain {
             observe(.hooks, event.record(payload))
-            try? hooks.runBefore(event, payload, onFailure: .report(reportHookError))
-            let result = (try? hooks.runHandle(event, payload, onFailure: .report(reportHookError))) ?? .continue
+            let policy = HookFailurePolicy.report(reportHookError)
+            _ = try? hooks.run(.before, of: chain, event, payload, policy)
+            let result = (try? hooks.run(.handle, of: chain, event, payload, policy)) ?? .continue
             if result.stops {
                 observe(.hookStop(result), event.record(payload))
                 return .stopped(result)
@@ -119,7 +120,7 @@ extension Application {
         }
         if let stage, let record { observe(stage, record) }
         let value = deliver()
-        if hooked && runAfterHooks { runAfterHooksNow(event, payload) }
+        if let chain, runAfterHooks { _ = try? hooks.run(.after, of: chain, event, payload, .report(reportHookError)) }
         return .delivered(value)
     }
 

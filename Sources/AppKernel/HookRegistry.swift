@@ -120,8 +120,7 @@ public final class HookRegistry {
 
     /// Whether any hook is registered at `point`.
     public func hasHooks<Point: HookPoint>(at point: Point) -> Bool {
-        guard !chains.isEmpty, let chain = chains[HookKey(point)] as? HookChain<Point.Payload> else { return false }
-        return !chain.isEmpty
+        chain(at: point) != nil
     }
 
     /// The labels (or registration sites) of the hooks at `point`, in the order they run.
@@ -136,7 +135,8 @@ public final class HookRegistry {
     /// - Throws: The first failure, with ``HookFailurePolicy/abort``.
     public func runBefore<Point: HookPoint>(_ point: Point, _ payload: Point.Payload,
                                             onFailure policy: HookFailurePolicy) throws(HookError) {
-        for entry in snapshot(point, .before) { _ = try call(entry, point, payload, policy) }
+        guard let chain = chain(at: point) else { return }
+        _ = try run(.before, of: chain, point, payload, policy)
     }
 
     /// Runs the handlers of `point` on a snapshot of them, until one answers other than
@@ -144,18 +144,34 @@ public final class HookRegistry {
     /// - Throws: The first failure, with ``HookFailurePolicy/abort``.
     public func runHandle<Point: HookPoint>(_ point: Point, _ payload: Point.Payload,
                                             onFailure policy: HookFailurePolicy) throws(HookError) -> HookResult {
-        for entry in snapshot(point, .handle) {
-            let result = try call(entry, point, payload, policy)
-            if result.stops { return result }
-        }
-        return .continue
+        guard let chain = chain(at: point) else { return .continue }
+        return try run(.handle, of: chain, point, payload, policy)
     }
 
     /// Runs the `after` observers of `point` on a snapshot of them.
     /// - Throws: The first failure, with ``HookFailurePolicy/abort``.
     public func runAfter<Point: HookPoint>(_ point: Point, _ payload: Point.Payload,
                                            onFailure policy: HookFailurePolicy) throws(HookError) {
-        for entry in snapshot(point, .after) { _ = try call(entry, point, payload, policy) }
+        guard let chain = chain(at: point) else { return }
+        _ = try run(.after, of: chain, point, payload, policy)
+    }
+
+    /// The hooks of `point`, or `nil` when it has none — looked up once per event by the
+    /// application, which then runs the stages on it.
+    func chain<Point: HookPoint>(at point: Point) -> HookChain<Point.Payload>? {
+        guard !chains.isEmpty, let chain = chains[HookKey(point)] as? HookChain<Point.Payload>, !chain.isEmpty else { return nil }
+        return chain
+    }
+
+    /// Runs one stage of `chain` on a snapshot of it: every hook, or (`.handle`) until one
+    /// answers other than `.continue`; returns that answer, or `.continue`.
+    func run<Point: HookPoint>(_ stage: HookError.Stage, of chain: HookChain<Point.Payload>, _ point: Point,
+                               _ payload: Point.Payload, _ policy: HookFailurePolicy) throws(HookError) -> HookResult {
+        for entry in chain.entries(stage) {
+            let result = try call(entry, point, payload, policy)
+            if result.stops { return result }
+        }
+        return .continue
     }
 
     // MARK: Internals
@@ -170,12 +186,11 @@ public final class HookRegistry {
         nextID += 1
         let name = label ?? "\(fileID.split(separator: "/").last.map(String.init) ?? fileID):\(line)"
         chain.insert(HookEntry(id: id, priority: priority, name: name, stage: stage, body: body))
-        return HookToken { [weak chain] in chain?.remove(id: id) }
-    }
-
-    private func snapshot<Point: HookPoint>(_ point: Point, _ stage: HookError.Stage) -> [HookEntry<Point.Payload>] {
-        guard let chain = chains[HookKey(point)] as? HookChain<Point.Payload> else { return [] }
-        return chain.entries(stage)
+        // The token holds the chain strongly: a weak reference would give the chain a side table
+        // and make every retain and release of it, on every event, slower. The registry never
+        // drops a chain, so this keeps nothing alive that would otherwise go — except after the
+        // registry itself has gone, when removing the entry from the orphan chain is harmless.
+        return HookToken { [chain] in chain.remove(id: id) }
     }
 
     private func call<Point: HookPoint>(_ entry: HookEntry<Point.Payload>, _ point: Point, _ payload: Point.Payload,
