@@ -75,7 +75,7 @@ public final class HookRegistry {
     public var onSlowHook: (@MainActor (HookTiming) -> Void)?
 
     private let elapsed: @Sendable () -> Duration
-    /// Read on every event (``hasHooks(at:)``); unchecked for the reason given on
+    /// Read on every event (`chain(at:)`); unchecked for the reason given on
     /// `Application`'s dispatch state: no access to it spans a call (a chain is looked up, then
     /// run, outside the access).
     @exclusivity(unchecked) private var chains: [HookKey: AnyObject] = [:]
