@@ -1,4 +1,5 @@
 import AppKernel
+import AppKernelAuth
 import Foundation
 
 /// The Mobile SDK's request builders. Paths, methods and bodies are the Salesforce REST API's:
@@ -6,7 +7,8 @@ import Foundation
 extension RestClient {
     private func data(_ version: String?) -> String { "/services/data/\(version ?? apiVersion)" }
 
-    private static func encode(_ id: String) -> String { FormEncodingPath.encode(id) }
+    /// One path segment (record ids, object names, external ids), RFC 3986-strict.
+    private static func encode(_ segment: String) -> String { FormEncoding.percentEncode(segment) }
 
     private static func json(_ fields: [String: JSONValue]) -> Data { JSONValue.object(fields).jsonData() }
 
@@ -85,10 +87,4 @@ extension RestClient {
         RestRequest(method: method, path: path.hasPrefix("/") ? path : "/" + path, queryParameters: queryParameters,
                     body: body.map { $0.jsonData() })
     }
-}
-
-/// Percent-encoding for one path segment (record ids, object names, external ids).
-enum FormEncodingPath {
-    private static let allowed = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
-    static func encode(_ segment: String) -> String { segment.addingPercentEncoding(withAllowedCharacters: allowed) ?? segment }
 }
