@@ -11,6 +11,7 @@ let package = Package(
     name: "AppKernel",
     platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
     products: [
+        .library(name: "AppKernelCore", targets: ["AppKernelCore"]),
         .library(name: "AppKernel", targets: ["AppKernel"]),
         .library(name: "AppKernelTesting", targets: ["AppKernelTesting"]),
         .library(name: "AppKernelAuth", targets: ["AppKernelAuth"]),
@@ -21,11 +22,12 @@ let package = Package(
     ],
     dependencies: [],
     targets: [
-        .target(name: "AppKernel", swiftSettings: strictSettings),
+        .target(name: "AppKernelCore", swiftSettings: strictSettings),
+        .target(name: "AppKernel", dependencies: ["AppKernelCore"], swiftSettings: strictSettings),
         .target(name: "AppKernelTesting", dependencies: ["AppKernel"], swiftSettings: strictSettings),
         .target(name: "AppKernelAuth", swiftSettings: strictSettings),
         .target(name: "AppKernelSDK", dependencies: ["AppKernel", "AppKernelAuth", "AppKernelREST"], swiftSettings: strictSettings),
-        .target(name: "AppKernelREST", dependencies: ["AppKernel", "AppKernelAuth"], swiftSettings: strictSettings),
+        .target(name: "AppKernelREST", dependencies: ["AppKernelCore", "AppKernelAuth"], swiftSettings: strictSettings),
         .target(name: "AppKernelPOSIX", dependencies: ["AppKernel", "AppKernelSDK"], swiftSettings: strictSettings),
         .target(name: "AppKernelModules", dependencies: ["AppKernel"], swiftSettings: strictSettings),
         .executableTarget(

@@ -1,4 +1,4 @@
-import AppKernel
+import AppKernelCore
 import AppKernelAuth
 import Foundation
 

@@ -1,4 +1,4 @@
-import AppKernel
+import AppKernelCore
 
 /// The SOQL subset the embedded org understands:
 ///
