@@ -25,10 +25,10 @@ let package = Package(
         .target(name: "AppKernelCore", swiftSettings: strictSettings),
         .target(name: "AppKernel", dependencies: ["AppKernelCore"], swiftSettings: strictSettings),
         .target(name: "AppKernelTesting", dependencies: ["AppKernel"], swiftSettings: strictSettings),
-        .target(name: "AppKernelAuth", swiftSettings: strictSettings),
+        .target(name: "AppKernelAuth", dependencies: ["AppKernelCore"], swiftSettings: strictSettings),
         .target(name: "AppKernelSDK", dependencies: ["AppKernel", "AppKernelAuth", "AppKernelREST"], swiftSettings: strictSettings),
         .target(name: "AppKernelREST", dependencies: ["AppKernelCore", "AppKernelAuth"], swiftSettings: strictSettings),
-        .target(name: "AppKernelPOSIX", dependencies: ["AppKernel", "AppKernelSDK"], swiftSettings: strictSettings),
+        .target(name: "AppKernelPOSIX", dependencies: ["AppKernel"], swiftSettings: strictSettings),
         .target(name: "AppKernelModules", dependencies: ["AppKernel"], swiftSettings: strictSettings),
         .executableTarget(
             name: "LifecycleTour",

@@ -92,10 +92,11 @@ enum HookBenchmark {
             let host = SimulatedHost(traceOptions: [])
             let app = try host.launch(delegate: BenchAppDelegate())
             var calls = 0
+            var hooks: [ListenerToken] = []
             for _ in 0..<perStage {
-                app.hooks.before(.didReceiveMemoryWarning) { _ in calls += 1 }
-                app.hooks.handle(.didReceiveMemoryWarning) { _ in calls += 1; return .continue }
-                app.hooks.after(.didReceiveMemoryWarning) { _ in calls += 1 }
+                app.hooks.before(.didReceiveMemoryWarning) { _ in calls += 1 }.store(in: &hooks)
+                app.hooks.handle(.didReceiveMemoryWarning) { _ in calls += 1; return .continue }.store(in: &hooks)
+                app.hooks.after(.didReceiveMemoryWarning) { _ in calls += 1 }.store(in: &hooks)
             }
             let events = max(100, 200_000 / max(perStage, 1) / scale)
             let seconds = try AppKernelBenchmarks.median(rounds) { for _ in 0..<events { try host.sendMemoryWarning() } }

@@ -32,7 +32,7 @@ enum LaunchBenchmark {
         _ = try app.handle(.launch(LaunchOptions(), inBackground: false))
         try await loader.context?.servicesReady()
         await manager.automaticLaunch?.value
-        precondition(manager.launchState == .completed && manager.rootController != nil, "the SDK launch did not complete")
+        precondition(manager.launchState == .finished && manager.rootController != nil, "the SDK launch did not complete")
         precondition(loader.context?.services.startOrder.count == services, "not every service started")
         return Launched(app: app, loader: loader, manager: manager)
     }

@@ -44,7 +44,7 @@ enum AccountsApp {
             let configuration = ProcessHost.Configuration(arguments: options.launchArguments,
                                                           log: StandardErrorLogHandler(minimumLevel: .warning))
             let host = try ProcessHost(delegate: delegate, configuration: configuration)
-            host.sdkManager = manager
+            manager.attach(to: host.application)
             let driver = Driver(host: host, manager: manager, passcodes: passcodes)
             let script = Task { options.interactive ? await driver.runInteractive() : await driver.runTour() }
             let status = await host.run()

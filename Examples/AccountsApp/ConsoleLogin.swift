@@ -33,5 +33,5 @@ final class ConsoleLoginAccountManager: AccountManaging {
 
     func switchTo(_ identity: UserAccountIdentity?) throws(CredentialStoreError) { try accounts.switchTo(identity) }
     func logout(_ identity: UserAccountIdentity, reason: LogoutReason) async { await accounts.logout(identity, reason: reason) }
-    func observe(_ handler: @escaping @MainActor (AccountEvent) -> Void) -> AccountObservation { accounts.observe(handler) }
+    func observe(_ handler: @escaping @MainActor (AccountEvent) -> Void) -> ListenerToken { accounts.observe(handler) }
 }

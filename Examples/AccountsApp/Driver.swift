@@ -94,7 +94,7 @@ final class Driver {
     /// Waits for the SDK manager's launch and the root controller's first load.
     private func waitForLaunch() async -> Bool {
         await manager.automaticLaunch?.value
-        guard manager.launchState == .completed else {
+        guard manager.launchState == .finished else {
             Console.say("the launch did not complete: \(manager.lastError.map { "\($0)" } ?? "\(manager.launchState)")")
             return false
         }

@@ -111,7 +111,7 @@ enum LifecycleTour {
     @MainActor
     static func main() async throws {
         let clock = TestClock()
-        let host = SimulatedHost(clock: clock, traceOptions: [.delegates, .system, .hookStops, .bootLoader])
+        let host = SimulatedHost(clock: clock, traceOptions: [.delegates, .system, .hookStops, .phases])
         print("AppKernel lifecycle tour — a headless app, a simulated host, a virtual clock\n")
 
         func step(_ title: String, _ action: () async throws -> Void) async rethrows {

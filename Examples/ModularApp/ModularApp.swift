@@ -77,7 +77,7 @@ enum ModularApp {
         framework.context = { [weak loader] in loader?.context }
         let host = SimulatedHost(clock: clock, traceOptions: [])
         let app = try host.launch(delegate: AppDelegate(), interface: framework, bootLoader: loader)
-        app.launchErrorHandler = { error in say("launch error: \(error)") }
+        app.hookErrorHandler = { error in say("launch error: \(error)") }
         guard let context = loader.context else { throw ModularAppError(description: "the BootLoader made no context") }
         context.onStackChange = { stack in say("stack: \(stack.map(\.name).joined(separator: " > "))") }
 

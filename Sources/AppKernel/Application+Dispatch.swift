@@ -20,13 +20,13 @@ extension Application {
     /// - Throws: ``ApplicationError`` naming the event, the state and the scene or session.
     @discardableResult
     public func handle(_ event: SystemEvent) throws(ApplicationError) -> SystemResponse {
-        if isDispatching {
-            queue.append(.system(event))
+        if dispatch.isDispatching {
+            dispatch.enqueue(.system(event))
             return .queued
         }
         try validate(event)
-        isDispatching = true
-        defer { isDispatching = false }
+        dispatch.isDispatching = true
+        defer { dispatch.isDispatching = false }
         let response = perform(event)
         drainQueue()
         return response
@@ -34,18 +34,18 @@ extension Application {
 
     /// Runs an event of the system's own now, or after the current delivery.
     func enqueue(_ event: QueuedEvent) {
-        if isDispatching {
-            queue.append(event)
+        if dispatch.isDispatching {
+            dispatch.enqueue(event)
             return
         }
-        isDispatching = true
-        defer { isDispatching = false }
+        dispatch.isDispatching = true
+        defer { dispatch.isDispatching = false }
         run(event)
         drainQueue()
     }
 
     private func drainQueue() {
-        while !queue.isEmpty { run(queue.removeFirst()) }
+        while let event = dispatch.dequeue() { run(event) }
     }
 
     private func run(_ event: QueuedEvent) {
@@ -147,6 +147,8 @@ extension Application {
             publish(.didReceiveMemoryWarning, self, to: .applicationDelegate) {
                 delegate.applicationDidReceiveMemoryWarning(self)
             }
+        case .reloadConfiguration:
+            publish(.didReceiveReloadRequest, self, to: nil) {}
         case .openURL(let url, let options, let id):
             return .answered(openURL(url, options: options, in: id.flatMap(scene(withID:))))
         case .continueUserActivity(let activity, let id):

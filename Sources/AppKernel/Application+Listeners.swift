@@ -14,14 +14,6 @@ enum Delivery<Result> {
     }
 }
 
-/// Where the application keeps its listeners: per event name for typed listeners, one list for
-/// listeners of every event, one for pipeline observers.
-enum ListenerList: Hashable {
-    case event(LifecycleEvent.Name)
-    case everyEvent
-    case pipeline
-}
-
 extension Application {
     /// Listens for one event — the analogue of observing a UIKit notification.
     ///
@@ -34,12 +26,12 @@ extension Application {
     /// ```
     public func addListener<Payload>(for event: ApplicationEvent<Payload>,
                                      _ handler: @escaping @MainActor (Payload) -> Void) -> ListenerToken {
-        register(PayloadHandler(handler), in: .event(event.name))
+        listeners.makeList(event.name).add(handler)
     }
 
     /// Listens for every published event, as ``LifecycleEvent`` values.
     public func addListener(_ handler: @escaping @MainActor (LifecycleEvent) -> Void) -> ListenerToken {
-        register(RecordHandler { _, event in handler(event) }, in: .everyEvent)
+        everyEventListeners.add(handler)
     }
 
     /// The published events as an asynchronous sequence, from now on. The sequence ends when
@@ -52,10 +44,21 @@ extension Application {
         bufferingPolicy: AsyncStream<LifecycleEvent>.Continuation.BufferingPolicy = .unbounded
     ) -> AsyncStream<LifecycleEvent> {
         let (stream, continuation) = AsyncStream.makeStream(of: LifecycleEvent.self, bufferingPolicy: bufferingPolicy)
-        if state == .terminated {
+        guard state != .terminated else {
             continuation.finish()
-        } else {
-            streams.append(continuation)
+            return stream
+        }
+        // A stream is an every-event listener that yields; it ends its own registration when its
+        // consumer has gone.
+        let box = StreamRegistration()
+        box.token = everyEventListeners.add { [weak self] (event: LifecycleEvent) in
+            guard case .terminated = continuation.yield(event), let token = box.token else { return }
+            token.cancel()
+            self?.streams.removeAll { $0.token === token }
+        }
+        if let token = box.token {
+            streams.removeAll { $0.token.isCancelled }
+            streams.append((continuation, token))
         }
         return stream
     }
@@ -64,19 +67,7 @@ extension Application {
     /// each decision of the system's, in order. For instrumentation (traces, launch timelines);
     /// apps use listeners.
     public func addPipelineObserver(_ handler: @escaping @MainActor (PipelineStage, LifecycleEvent) -> Void) -> ListenerToken {
-        register(RecordHandler(handler), in: .pipeline)
-    }
-
-    private func register(_ handler: ListenerHandler, in list: ListenerList) -> ListenerToken {
-        let token = ListenerToken(handler: handler) { [weak self] token in
-            self?.removeEntries(in: list) { $0.isCancelled }
-        }
-        switch list {
-        case .event(let name): listeners[name, default: []].append(token.entry)
-        case .everyEvent: everyEventListeners.append(token.entry)
-        case .pipeline: pipelineObservers.append(token.entry)
-        }
-        return token
+        pipelineObservers.add { (step: PipelineStep) in handler(step.stage, step.event) }
     }
 
     // MARK: Publishing
@@ -101,23 +92,13 @@ extension Application {
             }
         }
         // The record (a `LifecycleEvent`) is built only for those who take records.
-        let wantsRecord = !pipelineObservers.isEmpty || !everyEventListeners.isEmpty || !streams.isEmpty
+        let wantsRecord = !pipelineObservers.isEmpty || !everyEventListeners.isEmpty
         let record = wantsRecord ? event.record(payload) : nil
         if let record { observe(.listeners, record) }
-        forEachHandler(in: .event(event.name)) { handler in
-            // The name fixes the payload type: ApplicationEvent's initialiser is internal and
-            // each name is declared once, with one payload type.
-            unsafeDowncast(handler, to: PayloadHandler<Payload>.self).call(payload)
-        }
-        if let record {
-            forEachHandler(in: .everyEvent) { handler in (handler as? RecordHandler)?.call(.listeners, record) }
-        }
-        if let record, !streams.isEmpty {
-            streams.removeAll { continuation in
-                if case .terminated = continuation.yield(record) { return true }
-                return false
-            }
-        }
+        // The name fixes the payload type: ApplicationEvent's initialiser is internal and each
+        // name is declared once, with one payload type.
+        listeners.list(event.name)?.deliver(payload)
+        if let record { everyEventListeners.deliver(record) }
         if let stage, let record { observe(stage, record) }
         let value = deliver()
         if let chain, runAfterHooks { _ = try? hooks.run(.after, of: chain, event, payload, .report(reportHookError)) }
@@ -131,50 +112,26 @@ extension Application {
 
     /// Reports a pipeline step to the observers.
     func observe(_ stage: PipelineStage, _ event: LifecycleEvent) {
-        forEachHandler(in: .pipeline) { handler in (handler as? RecordHandler)?.call(stage, event) }
-    }
-
-    /// Calls each live handler of a snapshot of `list`: entries added meanwhile wait for the next
-    /// event; entries cancelled meanwhile are skipped; dropped tokens are pruned.
-    private func forEachHandler(in list: ListenerList, _ body: (ListenerHandler) -> Void) {
-        let entries: [ListenerEntry]
-        switch list {
-        case .event(let name): entries = listeners[name] ?? []
-        case .everyEvent: entries = everyEventListeners
-        case .pipeline: entries = pipelineObservers
-        }
-        guard !entries.isEmpty else { return }
-        let sawDropped = Self.deliver(to: entries, body)
-        if sawDropped { removeEntries(in: list) { $0.isCancelled } }
-    }
-
-    /// Calls `body` with each live entry's handler; tells whether it met a cancelled entry.
-    ///
-    /// Nonisolated so that the per-entry closure carries no executor check; `body` runs in the
-    /// caller's isolation (the main actor). `entries` keeps every entry alive until the loop
-    /// ends, so each is read as an unretained reference: no retain and release per listener.
-    private nonisolated static func deliver(to entries: [ListenerEntry], _ body: (ListenerHandler) -> Void) -> Bool {
-        var sawDropped = false
-        entries.withUnsafeBufferPointer { buffer in
-            buffer.withMemoryRebound(to: Unmanaged<ListenerEntry>.self) { entries in
-                for index in entries.indices where !entries[index]._withUnsafeGuaranteedRef({ $0.withHandler(body) }) {
-                    sawDropped = true
-                }
-            }
-        }
-        return sawDropped
-    }
-
-    private func removeEntries(in list: ListenerList, where shouldRemove: (ListenerEntry) -> Bool) {
-        switch list {
-        case .event(let name): listeners[name]?.removeAll(where: shouldRemove)
-        case .everyEvent: everyEventListeners.removeAll(where: shouldRemove)
-        case .pipeline: pipelineObservers.removeAll(where: shouldRemove)
-        }
+        pipelineObservers.deliver(PipelineStep(stage: stage, event: event))
     }
 
     func finishStreams() {
-        for continuation in streams { continuation.finish() }
+        for stream in streams {
+            stream.continuation.finish()
+            stream.token.cancel()
+        }
         streams.removeAll()
     }
+}
+
+/// What a pipeline observer receives: the step and its event.
+struct PipelineStep {
+    let stage: PipelineStage
+    let event: LifecycleEvent
+}
+
+/// Holds a stream's token so that its own listener can end it.
+@MainActor
+final class StreamRegistration {
+    var token: ListenerToken?
 }

@@ -29,7 +29,7 @@ public final class Application {
     /// The settings UIKit reads from Info.plist.
     public let configuration: ApplicationConfiguration
     /// The application's state.
-    @exclusivity(unchecked) public internal(set) var state: ApplicationState = .notRunning
+    public internal(set) var state: ApplicationState = .notRunning
     /// The options of the launch (empty before launch).
     public internal(set) var launchOptions = LaunchOptions()
     /// The connected scenes, in the order they connected.
@@ -51,41 +51,34 @@ public final class Application {
     /// The window of an app without scenes (UIKit's `AppDelegate.window`); the BootLoader's
     /// default phases make and show one if the delegate did not.
     public var window: Window?
-    /// Receives every failure of a hook or a BootLoader phase — the app's launch-error handler
-    /// (the Mobile SDK's `launchErrorAction`). Failures are also kept in ``hookErrors``.
-    public var launchErrorHandler: (@MainActor (HookError) -> Void)?
+    /// Receives every failure of a hook (any event, at any time) or of a BootLoader phase.
+    /// Failures are also kept in ``hookErrors`` and reported as ``diagnostics``.
+    public var hookErrorHandler: (@MainActor (HookError) -> Void)?
     /// Every failure of a hook or a BootLoader phase, oldest first.
     public internal(set) var hookErrors: [HookError] = []
 
     let clock: KernelClock
-    var interfaces: [any FrameworkInterface] = []
+    /// Installed framework interfaces and their hooks, kept for the application's lifetime.
+    var interfaces: [(interface: any FrameworkInterface, hooks: [ListenerToken])] = []
     /// A background launch defers the BootLoader to the first `didBecomeActive`.
     var bootLoaderPending = false
     var remoteNotificationsRequested = false
+    var launchGates: [LaunchGate] = []
+    var nextLaunchGateID = 1
     var nextSessionNumber = 1
 
-    // Dispatch: one event at a time, later ones queued FIFO.
-    //
-    // The state every event reads (`state`, `isDispatching`, `queue`, the listener lists and
-    // `streams`) is `@exclusivity(unchecked)`: Swift cannot prove statically that no access
-    // overlaps another, and its dynamic checks were about half of an event's fixed cost. The
-    // proof is here instead. Every access is instantaneous (a read, an assignment, an append, a
-    // `removeFirst`) or runs only kernel code inside it: `removeAll(where:)` with a predicate
-    // that reads a flag (the removed entries are already cancelled and release nothing of the
-    // app's), and `streams.removeAll` around `yield`, which resumes a waiting consumer later, on
-    // its own task, never inline. Listener closures and delegate calls always run outside any
-    // access: the lists are copied before delivery.
-    @exclusivity(unchecked) var isDispatching = false
-    @exclusivity(unchecked) var queue: [QueuedEvent] = []
-
-    // Listeners, streams and pipeline observers.
+    // Dispatch: one event at a time, later ones queued FIFO; listeners by event name, of every
+    // event, and pipeline observers. These live in AppKernelCore's listener table — the one place
+    // that trades safety checks for speed (see DESIGN.md); the application holds them by `let`.
+    let dispatch = EventQueue<QueuedEvent>()
     /// Typed listeners, by event name.
-    @exclusivity(unchecked) var listeners: [LifecycleEvent.Name: [ListenerEntry]] = [:]
-    /// Listeners of every event.
-    @exclusivity(unchecked) var everyEventListeners: [ListenerEntry] = []
+    let listeners = ListenerTable<LifecycleEvent.Name>()
+    /// Listeners of every event (and the asynchronous sequences of ``lifecycleEvents(bufferingPolicy:)``).
+    let everyEventListeners = ListenerList()
     /// Pipeline observers.
-    @exclusivity(unchecked) var pipelineObservers: [ListenerEntry] = []
-    @exclusivity(unchecked) var streams: [AsyncStream<LifecycleEvent>.Continuation] = []
+    let pipelineObservers = ListenerList()
+    /// The sequences of ``lifecycleEvents(bufferingPolicy:)``, finished at termination.
+    var streams: [(continuation: AsyncStream<LifecycleEvent>.Continuation, token: ListenerToken)] = []
 
     // Background execution.
     var backgroundTasks: [BackgroundTaskRecord] = []
@@ -127,7 +120,7 @@ public final class Application {
     /// Runs `action` on the main actor once `delay` has passed on the application's injected
     /// clock — for parts built on the kernel (the SDK manager's phase watchdog) that must keep
     /// to the same virtual time in tests. Cancel the returned timer to stop it.
-    public func scheduleTimer(after delay: Duration, _ action: @escaping @MainActor @Sendable () -> Void) -> ScheduledTimer {
+    package func scheduleTimer(after delay: Duration, _ action: @escaping @MainActor @Sendable () -> Void) -> ScheduledTimer {
         clock.schedule(delay, action)
     }
 
@@ -153,7 +146,7 @@ public final class Application {
 
     /// Records a diagnostic at the current time on the application's clock — for modules built
     /// on the kernel (a refused registration, say) to report what they tolerated.
-    public func reportDiagnostic(_ kind: Diagnostic.Kind, subject: String, message: String) {
+    package func reportDiagnostic(_ kind: Diagnostic.Kind, subject: String, message: String) {
         report(kind, subject: subject, message)
     }
 
@@ -165,7 +158,7 @@ public final class Application {
     func reportHookError(_ error: HookError) {
         hookErrors.append(error)
         report(.hookFailed, subject: "\(error.point)/\(error.hook)", error.description)
-        launchErrorHandler?(error)
+        hookErrorHandler?(error)
     }
 
     /// Reports a synchronous hook or phase that ran over ``ApplicationConfiguration/slowHookBudget``.

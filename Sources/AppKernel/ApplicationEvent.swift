@@ -48,6 +48,9 @@ extension ApplicationEvent where Payload == Application {
     public static var willTerminate: Self { .init(.willTerminate) { _ in .willTerminate } }
     /// The system is low on memory.
     public static var didReceiveMemoryWarning: Self { .init(.didReceiveMemoryWarning) { _ in .didReceiveMemoryWarning } }
+    /// The host asked the app to reload its configuration (a process host's SIGHUP). No UIKit
+    /// counterpart: parts built on the kernel (the SDK manager's boot config) answer it.
+    public static var didReceiveReloadRequest: Self { .init(.didReceiveReloadRequest) { _ in .didReceiveReloadRequest } }
 }
 
 extension ApplicationEvent where Payload == BackgroundFetchRequest {

@@ -11,19 +11,19 @@ import Synchronization
 /// race.timer = app.scheduleTimer(after: .seconds(20)) { if race.settle() { work.cancel(); timedOut() } }
 /// ```
 @MainActor
-public final class DeadlineRace {
+package final class DeadlineRace {
     /// The deadline timer; cancelled when the race is settled.
-    public var timer: ScheduledTimer?
+    package var timer: ScheduledTimer?
     private var settled = false
 
     /// Creates an unsettled race.
-    public init() {}
+    package init() {}
 
     /// Whether the race is over.
-    public var isSettled: Bool { settled }
+    package var isSettled: Bool { settled }
 
     /// Settles the race: `true` for the first caller (the winner), `false` for any later one.
-    public func settle() -> Bool {
+    package func settle() -> Bool {
         guard !settled else { return false }
         settled = true
         timer?.cancel()
@@ -35,7 +35,7 @@ extension Application {
     /// Runs `body` in a main-actor task and waits for it — at most `deadline` on the
     /// application's clock. When the deadline passes first, the task is cancelled and the result
     /// is `nil`; when the waiting task is cancelled, so is `body`'s.
-    public func run<T: Sendable>(withDeadline deadline: Duration, _ body: @escaping @MainActor () async -> T) async -> T? {
+    package func run<T: Sendable>(withDeadline deadline: Duration, _ body: @escaping @MainActor () async -> T) async -> T? {
         let work = TaskHandle()
         return await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<T?, Never>) in

@@ -24,6 +24,9 @@ public struct Diagnostic: Sendable, Hashable, CustomStringConvertible {
         /// A module refused a request: a duplicate micro-app or service name, a micro-app start
         /// or exit its rules or delegate refused (AppKernelModules' `Context`).
         case moduleRefused
+        /// A part of the app could not reload its configuration after a reload request (a
+        /// process host's SIGHUP); it kept the previous one.
+        case reloadFailed
     }
 
     /// What kind of problem this is.

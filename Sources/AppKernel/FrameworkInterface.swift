@@ -123,13 +123,13 @@ extension FrameworkInterface {
 
 extension Application {
     /// Registers `interface`'s methods as hooks (see ``FrameworkInterface``). The application
-    /// keeps the interface alive. Returns the tokens, one per method.
+    /// keeps the interface and its hooks for its lifetime; the returned tokens (one per method)
+    /// let you remove them earlier.
     @discardableResult
-    public func install(_ interface: any FrameworkInterface) -> [HookToken] {
-        interfaces.append(interface)
+    public func install(_ interface: any FrameworkInterface) -> [ListenerToken] {
         func label(_ method: String) -> String { "FrameworkInterface.\(method)" }
         let app = self
-        return [
+        let tokens = [
             hooks.before(.didFinishLaunching, label: label("beforeDidFinishLaunching")) { interface.application(app, beforeDidFinishLaunchingWithOptions: $0) },
             hooks.handle(.didFinishLaunching, label: label("handleDidFinishLaunching")) { interface.application(app, handleDidFinishLaunchingWithOptions: $0) },
             hooks.after(.didFinishLaunching, label: label("afterDidFinishLaunching")) { interface.application(app, afterDidFinishLaunchingWithOptions: $0) },
@@ -173,31 +173,7 @@ extension Application {
                 interface.application(app, performFetchWithCompletionHandler: $0.completionHandler)
             },
         ]
-    }
-}
-
-extension HookRegistry {
-    /// Registers an observer that runs before the handlers of an application event.
-    @discardableResult
-    public func before<Payload>(_ event: ApplicationEvent<Payload>, priority: Int = 0, label: String? = nil,
-                                fileID: String = #fileID, line: Int = #line,
-                                _ body: @escaping @MainActor (Payload) throws -> Void) -> HookToken {
-        before(point: event, priority: priority, label: label, fileID: fileID, line: line, body)
-    }
-
-    /// Registers a handler of an application event.
-    @discardableResult
-    public func handle<Payload>(_ event: ApplicationEvent<Payload>, priority: Int = 0, label: String? = nil,
-                                fileID: String = #fileID, line: Int = #line,
-                                _ body: @escaping @MainActor (Payload) throws -> HookResult) -> HookToken {
-        handle(point: event, priority: priority, label: label, fileID: fileID, line: line, body)
-    }
-
-    /// Registers an observer that runs after an application event was delivered.
-    @discardableResult
-    public func after<Payload>(_ event: ApplicationEvent<Payload>, priority: Int = 0, label: String? = nil,
-                               fileID: String = #fileID, line: Int = #line,
-                               _ body: @escaping @MainActor (Payload) throws -> Void) -> HookToken {
-        after(point: event, priority: priority, label: label, fileID: fileID, line: line, body)
+        interfaces.append((interface, tokens))
+        return tokens
     }
 }

@@ -14,8 +14,8 @@ public struct HookError: Error, CustomStringConvertible {
         case handle
         /// An observer that runs after the delegate.
         case after
-        /// A phase of the BootLoader.
-        case bootPhase
+        /// A phase of a phase engine (the BootLoader's); ``HookError/point`` names the engine.
+        case phase
     }
 
     /// How it failed.
@@ -53,10 +53,10 @@ public struct HookError: Error, CustomStringConvertible {
     /// What failed, where, and what to do about it.
     public var description: String {
         switch (stage, failure) {
-        case (.bootPhase, .threw(let error)):
-            return "BootLoader phase '\(hook)' threw: \(error). The phases after it did not run; fix the phase, or replace or remove it by name."
-        case (.bootPhase, .timedOut(let deadline)):
-            return "BootLoader phase '\(hook)' did not finish within its deadline of \(deadline). The phases after it did not run; make the phase finish sooner or give it a longer deadline (addPhase(_:deadline:_:))."
+        case (.phase, .threw(let error)):
+            return "\(point == "bootLoader" ? "BootLoader" : point) phase '\(hook)' threw: \(error). The phases after it did not run; fix the phase, or replace or remove it by name."
+        case (.phase, .timedOut(let deadline)):
+            return "\(point == "bootLoader" ? "BootLoader" : point) phase '\(hook)' did not finish within its deadline of \(deadline). The phases after it did not run; make the phase finish sooner or give it a longer deadline (addPhase(_:deadline:_:))."
         case (_, .threw(let error)):
             return "the '\(stage.rawValue)' hook '\(hook)' at hook point '\(point)' threw: \(error). Fix the hook or cancel its token."
         case (_, .timedOut(let deadline)):

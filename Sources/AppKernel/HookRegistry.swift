@@ -17,26 +17,6 @@ public enum HookFailurePolicy {
     case report(@MainActor (HookError) -> Void)
 }
 
-/// Keeps a hook registered until ``cancel()`` is called. Hooks are configuration, not
-/// subscriptions: unlike a ``ListenerToken``, dropping this token does not remove the hook.
-@MainActor
-public final class HookToken {
-    private var onCancel: (@MainActor () -> Void)?
-
-    init(onCancel: @escaping @MainActor () -> Void) { self.onCancel = onCancel }
-
-    /// Whether ``cancel()`` has been called.
-    public var isCancelled: Bool { onCancel == nil }
-
-    /// Removes the hook. A dispatch already under way still runs it; the next one does not.
-    /// Calling it again does nothing.
-    public func cancel() {
-        let cancel = onCancel
-        onCancel = nil
-        cancel?()
-    }
-}
-
 /// How long one synchronous hook took, reported when it exceeds the registry's budget.
 public struct HookTiming: Sendable, Hashable {
     /// The hook point.
@@ -75,10 +55,8 @@ public final class HookRegistry {
     public var onSlowHook: (@MainActor (HookTiming) -> Void)?
 
     private let elapsed: @Sendable () -> Duration
-    /// Read on every event (`chain(at:)`); unchecked for the reason given on
-    /// `Application`'s dispatch state: no access to it spans a call (a chain is looked up, then
-    /// run, outside the access).
-    @exclusivity(unchecked) private var chains: [HookKey: AnyObject] = [:]
+    /// The hooks of each point that ever had one.
+    private var chains: [HookKey: AnyObject] = [:]
     private var nextID = 1
 
     /// Creates a registry.
@@ -94,27 +72,24 @@ public final class HookRegistry {
     // MARK: Registration at any hook point
 
     /// Registers an observer that runs before the handlers of `point`.
-    @discardableResult
     public func before<Point: HookPoint>(point: Point, priority: Int = 0, label: String? = nil,
                                          fileID: String = #fileID, line: Int = #line,
-                                         _ body: @escaping @MainActor (Point.Payload) throws -> Void) -> HookToken {
+                                         _ body: @escaping @MainActor (Point.Payload) throws -> Void) -> ListenerToken {
         register(point, .before, priority, label, fileID, line) { payload in try body(payload); return .continue }
     }
 
     /// Registers a handler of `point`; the first one that does not answer `.continue` stops the
     /// point's dispatch.
-    @discardableResult
     public func handle<Point: HookPoint>(point: Point, priority: Int = 0, label: String? = nil,
                                          fileID: String = #fileID, line: Int = #line,
-                                         _ body: @escaping @MainActor (Point.Payload) throws -> HookResult) -> HookToken {
+                                         _ body: @escaping @MainActor (Point.Payload) throws -> HookResult) -> ListenerToken {
         register(point, .handle, priority, label, fileID, line, body)
     }
 
     /// Registers an observer that runs after the default work of `point` (only when no handler stopped it).
-    @discardableResult
     public func after<Point: HookPoint>(point: Point, priority: Int = 0, label: String? = nil,
                                         fileID: String = #fileID, line: Int = #line,
-                                        _ body: @escaping @MainActor (Point.Payload) throws -> Void) -> HookToken {
+                                        _ body: @escaping @MainActor (Point.Payload) throws -> Void) -> ListenerToken {
         register(point, .after, priority, label, fileID, line) { payload in try body(payload); return .continue }
     }
 
@@ -178,7 +153,7 @@ public final class HookRegistry {
 
     private func register<Point: HookPoint>(_ point: Point, _ stage: HookError.Stage, _ priority: Int, _ label: String?,
                                             _ fileID: String, _ line: Int,
-                                            _ body: @escaping @MainActor (Point.Payload) throws -> HookResult) -> HookToken {
+                                            _ body: @escaping @MainActor (Point.Payload) throws -> HookResult) -> ListenerToken {
         let key = HookKey(point)
         let chain = (chains[key] as? HookChain<Point.Payload>) ?? HookChain<Point.Payload>()
         chains[key] = chain
@@ -190,7 +165,7 @@ public final class HookRegistry {
         // and make every retain and release of it, on every event, slower. The registry never
         // drops a chain, so this keeps nothing alive that would otherwise go — except after the
         // registry itself has gone, when removing the entry from the orphan chain is harmless.
-        return HookToken { [chain] in chain.remove(id: id) }
+        return ListenerToken { [chain] in chain.remove(id: id) }
     }
 
     private func call<Point: HookPoint>(_ entry: HookEntry<Point.Payload>, _ point: Point, _ payload: Point.Payload,
@@ -251,7 +226,7 @@ final class HookChain<Payload> {
         case .before: before
         case .handle: handle
         case .after: after
-        case .bootPhase: []
+        case .phase: []
         }
     }
 
@@ -264,7 +239,7 @@ final class HookChain<Payload> {
         case .before: place(&before)
         case .handle: place(&handle)
         case .after: place(&after)
-        case .bootPhase: break
+        case .phase: break
         }
     }
 

@@ -6,7 +6,7 @@ import Foundation
 ///
 /// Listeners hear the published subset (UIKit's notifications, see ``ApplicationEvent``);
 /// the other cases (`willFinishLaunching`, `configurationForConnecting`, `didDiscardSceneSessions`,
-/// `didSuspend`, `backgroundTaskExpired`, `bootPhase`) are delegate queries or system decisions that only the
+/// `didSuspend`, `backgroundTaskExpired`, `phase`) are delegate queries or system decisions that only the
 /// pipeline's instrumentation reports (the trace recorder in AppKernelTesting shows them).
 public enum LifecycleEvent: Sendable, Hashable, CustomStringConvertible {
     /// `application(_:willFinishLaunchingWithOptions:)`.
@@ -25,6 +25,8 @@ public enum LifecycleEvent: Sendable, Hashable, CustomStringConvertible {
     case willTerminate
     /// The system is low on memory.
     case didReceiveMemoryWarning
+    /// The host asked the app to reload its configuration.
+    case didReceiveReloadRequest
     /// A URL is being opened (in `scene`, for scene apps).
     indirect case openURL(URL, OpenURLOptions, scene: String?)
     /// A user activity is being continued (in `scene`, for scene apps).
@@ -63,8 +65,10 @@ public enum LifecycleEvent: Sendable, Hashable, CustomStringConvertible {
     case didSuspend
     /// The background task `name` (or its identifier, when unnamed) ran out of time.
     case backgroundTaskExpired(String)
-    /// The BootLoader ran the phase with this name.
-    case bootPhase(String)
+    /// A phase engine (the BootLoader, the SDK manager's launch) started the phase with this name.
+    case phase(String)
+    /// A phase engine's phase ended (finished or failed).
+    case phaseEnded(String)
 
     /// The event's name without its data, for filtering and for traces.
     public enum Name: String, Sendable, Hashable, CaseIterable {
@@ -84,6 +88,8 @@ public enum LifecycleEvent: Sendable, Hashable, CustomStringConvertible {
         case willTerminate
         /// The name of ``LifecycleEvent/didReceiveMemoryWarning``.
         case didReceiveMemoryWarning
+        /// The name of ``LifecycleEvent/didReceiveReloadRequest``.
+        case didReceiveReloadRequest
         /// The name of ``LifecycleEvent/openURL``.
         case openURL
         /// The name of ``LifecycleEvent/continueUserActivity``.
@@ -122,8 +128,10 @@ public enum LifecycleEvent: Sendable, Hashable, CustomStringConvertible {
         case didSuspend
         /// The name of ``LifecycleEvent/backgroundTaskExpired``.
         case backgroundTaskExpired
-        /// The name of ``LifecycleEvent/bootPhase(_:)``.
-        case bootPhase
+        /// The name of ``LifecycleEvent/phase(_:)``.
+        case phase
+        /// The name of ``LifecycleEvent/phaseEnded(_:)``.
+        case phaseEnded
     }
 
     /// The event's name.
@@ -137,6 +145,7 @@ public enum LifecycleEvent: Sendable, Hashable, CustomStringConvertible {
         case .willEnterForeground: .willEnterForeground
         case .willTerminate: .willTerminate
         case .didReceiveMemoryWarning: .didReceiveMemoryWarning
+        case .didReceiveReloadRequest: .didReceiveReloadRequest
         case .openURL: .openURL
         case .continueUserActivity: .continueUserActivity
         case .performShortcutItem: .performShortcutItem
@@ -156,7 +165,8 @@ public enum LifecycleEvent: Sendable, Hashable, CustomStringConvertible {
         case .sceneDidEnterBackground: .sceneDidEnterBackground
         case .didSuspend: .didSuspend
         case .backgroundTaskExpired: .backgroundTaskExpired
-        case .bootPhase: .bootPhase
+        case .phase: .phase
+        case .phaseEnded: .phaseEnded
         }
     }
 
@@ -186,7 +196,8 @@ public enum LifecycleEvent: Sendable, Hashable, CustomStringConvertible {
         case .configurationForConnecting(let session): "configurationForConnecting(\(session))"
         case .didDiscardSceneSessions(let sessions): "didDiscardSceneSessions(\(sessions.joined(separator: ",")))"
         case .backgroundTaskExpired(let task): "backgroundTaskExpired(\(task))"
-        case .bootPhase(let phase): "bootPhase(\(phase))"
+        case .phase(let phase): "phase(\(phase))"
+        case .phaseEnded(let phase): "phaseEnded(\(phase))"
         case .didReceiveLocalNotification(let notification): "didReceiveLocalNotification(\(notification.identifier))"
         case .handleLocalNotificationAction(let action, let notification):
             "handleLocalNotificationAction(\(action), \(notification.identifier))"

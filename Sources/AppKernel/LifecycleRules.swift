@@ -9,6 +9,7 @@
 /// | resignActive | active |
 /// | becomeActive | inactive |
 /// | memoryWarning | inactive, active, background |
+/// | reloadConfiguration | inactive, active, background, suspended |
 /// | openURL, continueUserActivity, performShortcutItem, localNotification | inactive, active, background, suspended |
 /// | localNotificationAction | inactive, active, background, suspended |
 /// | registered/failedToRegister… | inactive, active, background |
@@ -33,6 +34,8 @@ public enum LifecycleRules {
         case becomeActive
         /// ``SystemEvent/memoryWarning``.
         case memoryWarning
+        /// ``SystemEvent/reloadConfiguration``.
+        case reloadConfiguration
         /// ``SystemEvent/openURL(_:_:scene:)``.
         case openURL
         /// ``SystemEvent/continueUserActivity(_:scene:)``.
@@ -78,7 +81,8 @@ public enum LifecycleRules {
         case .memoryWarning, .registeredForRemoteNotifications, .failedToRegisterForRemoteNotifications:
             state.isForeground || state == .background
         case .openURL, .continueUserActivity, .performShortcutItem, .remoteNotification,
-             .localNotification, .localNotificationAction, .connectScene, .disconnectScene, .discardSessions, .terminate:
+             .localNotification, .localNotificationAction, .connectScene, .disconnectScene, .discardSessions, .terminate,
+             .reloadConfiguration:
             state.isRunning
         }
     }

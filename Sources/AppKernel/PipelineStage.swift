@@ -14,10 +14,10 @@ public enum PipelineStage: Sendable, Hashable, CustomStringConvertible {
     /// A `handle` hook stopped the event with this result; listeners, the delegate and `after`
     /// hooks did not run.
     case hookStop(HookResult)
-    /// The BootLoader ran a phase.
-    case bootLoader
+    /// The phase engine with this name (`bootLoader`, `sdk`) started or ended a phase.
+    case phases(String)
 
-    /// `listeners`, `app`, the scene's identifier, `system`, `hooks(return)` or `bootLoader` —
+    /// `listeners`, `app`, the scene's identifier, `system`, `hooks(return)` or the phase engine's name —
     /// the prefixes of trace lines.
     public var description: String {
         switch self {
@@ -27,7 +27,7 @@ public enum PipelineStage: Sendable, Hashable, CustomStringConvertible {
         case .system: "system"
         case .hooks: "hooks"
         case .hookStop(let result): "hooks(\(result))"
-        case .bootLoader: "bootLoader"
+        case .phases(let engine): engine
         }
     }
 }

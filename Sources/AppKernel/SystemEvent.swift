@@ -21,6 +21,9 @@ public enum SystemEvent {
     case becomeActive(scene: String?)
     /// The system is low on memory.
     case memoryWarning
+    /// Configuration changed: reload it (a process host's SIGHUP). Published to listeners and
+    /// hooks as ``ApplicationEvent/didReceiveReloadRequest``; there is no delegate method.
+    case reloadConfiguration
     /// Open a URL; the app comes to the foreground if it was not.
     indirect case openURL(URL, OpenURLOptions, scene: String?)
     /// Continue a user activity; the app comes to the foreground if it was not.
@@ -63,6 +66,7 @@ public enum SystemEvent {
         case .resignActive: .resignActive
         case .becomeActive: .becomeActive
         case .memoryWarning: .memoryWarning
+        case .reloadConfiguration: .reloadConfiguration
         case .openURL: .openURL
         case .continueUserActivity: .continueUserActivity
         case .performShortcutItem: .performShortcutItem

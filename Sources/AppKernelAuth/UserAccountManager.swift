@@ -1,3 +1,4 @@
+import AppKernelCore
 import Foundation
 
 /// Why a user was logged out.
@@ -28,18 +29,6 @@ public enum AccountEvent: Sendable, Hashable {
     case orgDidLogout(String)
 }
 
-/// Keeps an account observer registered; cancel it or let it go to stop delivery.
-@MainActor
-public final class AccountObservation {
-    fileprivate var handler: (@MainActor (AccountEvent) -> Void)?
-    /// Stops delivery.
-    public func cancel() { handler = nil }
-    /// Creates an observation that delivers to `handler` (account managers make these).
-    public init(_ handler: @escaping @MainActor (AccountEvent) -> Void) { self.handler = handler }
-    /// Delivers `event` unless cancelled.
-    public func deliver(_ event: AccountEvent) { handler?(event) }
-}
-
 /// The users logged in to this app, in any number of orgs — the Mobile SDK's
 /// `SFUserAccountManager`, done for several orgs at once.
 ///
@@ -64,10 +53,8 @@ public final class UserAccountManager {
     public private(set) var loadProblems: [CredentialStoreProblem] = []
     /// Revocations that failed during logouts (the logout went on regardless).
     public private(set) var failedRevocations: [(UserAccountIdentity, OAuthError)] = []
-    private var observers: [Weak] = []
+    private let observers = ObserverList<AccountEvent>()
     private var loggingOut: Set<UserAccountIdentity> = []
-
-    private struct Weak { weak var observation: AccountObservation? }
 
     /// Creates a manager and loads the accounts and the current user from `store`.
     /// - Throws: ``CredentialStoreError`` when the store cannot be read at all (unreadable single
@@ -96,12 +83,9 @@ public final class UserAccountManager {
     /// Whether the user is being logged out right now.
     public func isLoggingOut(_ identity: UserAccountIdentity) -> Bool { loggingOut.contains(identity) }
 
-    /// Observes account events; keep the observation (dropping it stops delivery).
-    public func observe(_ handler: @escaping @MainActor (AccountEvent) -> Void) -> AccountObservation {
-        let observation = AccountObservation(handler)
-        observers.removeAll { $0.observation == nil }
-        observers.append(Weak(observation: observation))
-        return observation
+    /// Observes account events; keep the token (cancelling or dropping it stops delivery).
+    public func observe(_ handler: @escaping @MainActor (AccountEvent) -> Void) -> ListenerToken {
+        observers.add(handler)
     }
 
     // MARK: Login
@@ -205,7 +189,6 @@ public final class UserAccountManager {
     }
 
     private func notify(_ event: AccountEvent) {
-        observers.removeAll { $0.observation == nil }
-        for observer in observers { observer.observation?.handler?(event) }
+        observers.notify(event)
     }
 }

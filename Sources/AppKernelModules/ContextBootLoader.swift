@@ -15,7 +15,7 @@ import AppKernel
 /// ```
 ///
 /// A failing phase (a bad manifest, a `failLaunch` service, a refused launcher) stops the boot,
-/// names the phase, and reaches ``Application/launchErrorHandler``; the context keeps what
+/// names the phase, and reaches ``Application/hookErrorHandler``; the context keeps what
 /// started, so the services shut down when the application terminates. mPaaS's run-once
 /// services phase is not part of it: every service here lives for the process (run-once work
 /// belongs in a phase of its own, ``BootLoader/addPhase(_:before:after:deadline:_:)``).

@@ -22,23 +22,35 @@ public final class LaunchTimeline {
     /// The steps, in start order.
     public private(set) var steps: [Step] = []
     private var open: (name: String, start: Duration)?
+    private var openPhases: [String: Duration] = [:]
     private var token: ListenerToken?
 
     /// Creates an empty timeline.
     public init() {}
 
-    /// Records the pipeline steps of `application` from now until ``finish(at:)``: each step lasts
-    /// until the next one starts.
+    /// Records `application` from now until ``finish(at:)``: each pipeline step lasts until the
+    /// next one starts; each phase of a phase engine (the BootLoader's, the SDK manager's) from
+    /// its start to its end, as the pipeline reports them (category: the engine's name).
     public func record(_ application: Application) {
         token = application.addPipelineObserver { [weak self, weak application] stage, event in
             guard let self, let application, stage != .listeners else { return }
             let now = application.uptime
+            if case .phases(let engine) = stage {
+                switch event {
+                case .phase(let name): self.openPhases["\(engine).\(name)"] = now
+                case .phaseEnded(let name):
+                    let key = "\(engine).\(name)"
+                    if let start = self.openPhases.removeValue(forKey: key) { self.add(key, category: engine, start: start, end: now) }
+                default: break
+                }
+                return
+            }
             self.closeOpenStep(at: now)
             self.open = ("\(stage).\(event.name.rawValue)", now)
         }
     }
 
-    /// Adds a step measured elsewhere (BootLoader and SDK phases).
+    /// Adds a step measured elsewhere.
     public func add(_ name: String, category: String, start: Duration, end: Duration) {
         steps.append(Step(name: name, category: category, start: start, end: end))
         steps.sort { $0.start < $1.start }

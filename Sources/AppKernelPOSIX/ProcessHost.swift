@@ -1,5 +1,4 @@
 import AppKernel
-import AppKernelSDK
 import Dispatch
 import Foundation
 import Synchronization
@@ -27,7 +26,7 @@ import Darwin
 /// | SIGTERM, SIGINT | terminate gracefully (resign, background, disconnect, `willTerminate`) within ``Configuration/terminationDeadline``; a second SIGINT, or the deadline, forces exit 1 and says which step was running |
 /// | SIGTSTP | enter the background, then stop (as the shell expects) |
 /// | SIGCONT | back to the foreground |
-/// | SIGHUP | configuration changed: `RELOADING=1`, ``onConfigurationChange`` (the SDK manager reloads its boot config), `READY=1` |
+/// | SIGHUP | configuration changed: `RELOADING=1`, the application's ``AppKernel/ApplicationEvent/didReceiveReloadRequest`` (the SDK manager reloads its boot config), ``onConfigurationChange``, `READY=1` |
 /// | SIGUSR1 | memory warning |
 ///
 /// The mapping is ``Configuration/signalActions``; other signals are left to the system. Signals
@@ -96,13 +95,9 @@ public final class ProcessHost {
     public let timeline = LaunchTimeline()
     /// The systemd connection, when `NOTIFY_SOCKET` is set.
     public let systemd: SystemdNotifier?
-    /// Runs on SIGHUP, between `RELOADING=1` and `READY=1`.
+    /// Runs on SIGHUP, between `RELOADING=1` and `READY=1`, after the application heard
+    /// ``AppKernel/ApplicationEvent/didReceiveReloadRequest``.
     public var onConfigurationChange: (@MainActor () async -> Void)?
-    /// An SDK manager whose launch the host waits for before `READY=1`, whose phases it reports
-    /// as `STATUS=`, and whose boot config a SIGHUP reloads.
-    public var sdkManager: SDKManager? {
-        didSet { attachSDKManager() }
-    }
 
     private let state = SharedBox()
     private var sources: [any DispatchSourceSignal] = []
@@ -127,11 +122,9 @@ public final class ProcessHost {
 
     /// Runs `delegate`'s application until it terminates; returns the exit status.
     public static func run(delegate: any ApplicationDelegate, interface: (any FrameworkInterface)? = nil,
-                           bootLoader: BootLoader = BootLoader(), configuration: Configuration = Configuration(),
-                           sdkManager: SDKManager? = nil) async -> Int32 {
+                           bootLoader: BootLoader = BootLoader(), configuration: Configuration = Configuration()) async -> Int32 {
         do {
             let host = try ProcessHost(delegate: delegate, interface: interface, bootLoader: bootLoader, configuration: configuration)
-            host.sdkManager = sdkManager
             return await host.run()
         } catch {
             configuration.log.log(.error, "\(error)")
@@ -153,7 +146,8 @@ public final class ProcessHost {
         let systemd = self.systemd
         stepObserver = application.addPipelineObserver { [state] stage, event in
             state.withLock { $0.currentStep = "\(stage).\(event.name.rawValue)" }
-            if stage == .bootLoader, case .bootPhase(let phase) = event { systemd?.notify("STATUS=bootLoader \(phase)") }
+            // Every phase engine's phases (the BootLoader's, the SDK manager's), read one way.
+            if case .phases(let engine) = stage, case .phase(let phase) = event { systemd?.notify("STATUS=\(engine) \(phase)") }
         }
     }
 
@@ -167,15 +161,8 @@ public final class ProcessHost {
             configuration.log.log(.error, "the launch was refused: \(error)")
             return 2
         }
-        if let manager = sdkManager {
-            await manager.automaticLaunch?.value
-            for step in manager.lastResult?.timeline ?? [] {
-                timeline.add("sdk.\(step.phase)", category: "sdk", start: step.start, end: step.end)
-            }
-        }
-        for phase in application.bootLoader.timeline {
-            timeline.add("bootLoader.\(phase.name)", category: "bootLoader", start: phase.start, end: phase.end ?? phase.start)
-        }
+        // Ready once every launch gate (the SDK manager's launch, say) has opened.
+        await application.waitForLaunchGates()
         timeline.finish(at: application.uptime)
         exportTimeline(launchStart: launchStart)
         systemd?.notify("READY=1")
@@ -278,19 +265,16 @@ public final class ProcessHost {
     private func reloadConfiguration() async {
         systemd?.notify("RELOADING=1")
         configuration.log.log(.info, "reloading configuration (SIGHUP)")
-        if let manager = sdkManager, manager.configDirectory != nil {
-            let previous = manager.bootConfig
-            manager.bootConfig = nil
-            do { try manager.loadConfig() } catch {
-                manager.bootConfig = previous
-                configuration.log.log(.error, "the boot config could not be reloaded: \(error)")
-            }
+        let known = application.diagnostics.count
+        _ = try? application.handle(.reloadConfiguration)
+        for diagnostic in application.diagnostics.dropFirst(known) where diagnostic.kind == .reloadFailed {
+            configuration.log.log(.error, diagnostic.message)
         }
         await onConfigurationChange?()
         systemd?.notify("READY=1")
     }
 
-    // MARK: Watchdog, memory, SDK
+    // MARK: Watchdog, memory, trace
 
     private func startWatchdog() {
         guard let systemd, let interval = systemd.watchdogInterval else { return }
@@ -321,14 +305,6 @@ public final class ProcessHost {
                 }
             }
         })
-    }
-
-    private func attachSDKManager() {
-        guard let manager = sdkManager else { return }
-        if manager.application == nil { manager.attach(to: application) }
-        for phase in LaunchPhase.allCases {
-            manager.hooks.before(phase, label: "ProcessHost.status") { [weak self] _ in self?.systemd?.notify("STATUS=launch phase \(phase)") }
-        }
     }
 
     private func exportTimeline(launchStart: Duration) {

@@ -1,3 +1,4 @@
+import AppKernel
 import AppKernelAuth
 
 /// What the SDK manager needs from an account manager — `UserAccountManager` provides it; tests
@@ -14,8 +15,8 @@ public protocol AccountManaging: AnyObject {
     func switchTo(_ identity: UserAccountIdentity?) throws(CredentialStoreError)
     /// Logs a user out.
     func logout(_ identity: UserAccountIdentity, reason: LogoutReason) async
-    /// Observes account events.
-    func observe(_ handler: @escaping @MainActor (AccountEvent) -> Void) -> AccountObservation
+    /// Observes account events; the token keeps the observer (an ``ObserverList`` makes one).
+    func observe(_ handler: @escaping @MainActor (AccountEvent) -> Void) -> ListenerToken
 }
 
 extension UserAccountManager: AccountManaging {}

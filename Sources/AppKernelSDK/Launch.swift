@@ -25,17 +25,8 @@ public struct LaunchFlags: OptionSet, Sendable, Hashable, CustomStringConvertibl
     }
 }
 
-/// One phase's run, on the application's clock.
-public struct PhaseTiming: Sendable, Hashable {
-    /// The phase.
-    public var phase: LaunchPhase
-    /// When it started (the application's uptime).
-    public var start: Duration
-    /// When it ended.
-    public var end: Duration
-    /// How long it took.
-    public var duration: Duration { end - start }
-}
+/// One phase's run, on the application's clock (`end` and `duration` are set once it finished).
+public typealias PhaseTiming = PhaseEngine<LaunchPhase>.Record
 
 /// What a successful launch produced.
 public struct LaunchResult: Sendable, Hashable {
@@ -47,22 +38,8 @@ public struct LaunchResult: Sendable, Hashable {
     public var timeline: [PhaseTiming]
 }
 
-/// Where the manager's launch is.
-public enum LaunchState: Sendable, Hashable {
-    /// Not launched yet.
-    case idle
-    /// Running this phase.
-    case running(LaunchPhase)
-    /// The last launch completed.
-    case completed
-    /// The last launch failed in this phase; `launch()` may be called again.
-    case failed(LaunchPhase)
-
-    /// The phase the last launch failed in.
-    public var failedPhase: LaunchPhase? { if case .failed(let phase) = self { phase } else { nil } }
-    /// Whether a launch is running.
-    public var isRunning: Bool { if case .running = self { true } else { false } }
-}
+/// Where the manager's launch is: `idle`, `running(phase)`, `finished`, `failed(phase)`.
+public typealias LaunchState = PhaseEngine<LaunchPhase>.State
 
 /// A launch that failed: the phase, the hook if a hook failed, and the cause. The launch
 /// stopped there; the window keeps its placeholder; `launch()` can be called again.
@@ -91,6 +68,19 @@ public struct LaunchError: Error, CustomStringConvertible {
         self.phase = phase
         self.hook = hook
         self.cause = cause
+    }
+
+    /// The launch's report of a failed phase of its engine.
+    init(_ error: PhaseError) {
+        let phase = error.phase.flatMap(LaunchPhase.init(rawValue:))
+        switch error.cause {
+        case .threw(let underlying as LaunchError): self = underlying
+        case .threw(let underlying): self.init(phase: phase, cause: .threw(underlying))
+        case .hookFailed(let hookError): self.init(phase: phase, hook: hookError.hook, cause: .hookFailed(hookError))
+        case .timedOut(let deadline): self.init(phase: phase, cause: .timedOut(deadline))
+        case .cancelled: self.init(phase: phase, cause: .threw(CancellationError()))
+        case .alreadyRunning: self.init(phase: nil, cause: .alreadyRunning)
+        }
     }
 
     /// The underlying error, where there is one.

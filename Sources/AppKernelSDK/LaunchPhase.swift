@@ -28,24 +28,21 @@ public enum LaunchPhase: String, Sendable, Hashable, CaseIterable, HookPoint, Cu
 extension HookRegistry {
     /// Registers an observer that runs before a launch phase's handlers. A throwing observer
     /// fails the launch with a ``LaunchError`` naming the phase and the hook.
-    @discardableResult
     public func before(_ phase: LaunchPhase, priority: Int = 0, label: String? = nil, fileID: String = #fileID, line: Int = #line,
-                       _ body: @escaping @MainActor (SDKManager) throws -> Void) -> HookToken {
+                       _ body: @escaping @MainActor (SDKManager) throws -> Void) -> ListenerToken {
         before(point: phase, priority: priority, label: label, fileID: fileID, line: line, body)
     }
 
     /// Registers a handler of a launch phase: `.continue` runs the phase's default work, a stop
     /// (`.return`, …) skips it and the launch goes on to the next phase.
-    @discardableResult
     public func handle(_ phase: LaunchPhase, priority: Int = 0, label: String? = nil, fileID: String = #fileID, line: Int = #line,
-                       _ body: @escaping @MainActor (SDKManager) throws -> HookResult) -> HookToken {
+                       _ body: @escaping @MainActor (SDKManager) throws -> HookResult) -> ListenerToken {
         handle(point: phase, priority: priority, label: label, fileID: fileID, line: line, body)
     }
 
     /// Registers an observer that runs after a launch phase's default work (not after a stop).
-    @discardableResult
     public func after(_ phase: LaunchPhase, priority: Int = 0, label: String? = nil, fileID: String = #fileID, line: Int = #line,
-                      _ body: @escaping @MainActor (SDKManager) throws -> Void) -> HookToken {
+                      _ body: @escaping @MainActor (SDKManager) throws -> Void) -> ListenerToken {
         after(point: phase, priority: priority, label: label, fileID: fileID, line: line, body)
     }
 }

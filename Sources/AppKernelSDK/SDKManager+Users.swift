@@ -26,19 +26,6 @@ public struct UserChange: Sendable, Hashable {
     }
 }
 
-/// Keeps a user-change observer registered; cancel it or let it go to stop delivery.
-@MainActor
-public final class UserChangeObservation {
-    var handler: (@MainActor (UserChange) -> Void)?
-    init(_ handler: @escaping @MainActor (UserChange) -> Void) { self.handler = handler }
-    /// Stops delivery.
-    public func cancel() { handler = nil }
-}
-
-struct WeakUserChangeObservation {
-    weak var observation: UserChangeObservation?
-}
-
 extension SDKManager {
     // MARK: Deferred login
 
@@ -86,22 +73,17 @@ extension SDKManager {
     /// `AuthHelper.registerBlock(forCurrentUserChangeNotifications:)`. The block stays for the
     /// manager's lifetime; use ``addCurrentUserChangeObserver(_:)`` for one you can remove.
     public func registerBlock(forCurrentUserChangeNotifications block: @escaping @MainActor () -> Void) {
-        permanentUserChangeObservers.append(UserChangeObservation { _ in block() })
+        permanentObservations.append(userChangeObservers.add { _ in block() })
     }
 
-    /// Calls `handler` once per change of the current user, on the main actor. Keep the
-    /// observation: cancelling or dropping it stops delivery.
-    public func addCurrentUserChangeObserver(_ handler: @escaping @MainActor (UserChange) -> Void) -> UserChangeObservation {
-        let observation = UserChangeObservation(handler)
-        userChangeObservers.removeAll { $0.observation == nil }
-        userChangeObservers.append(WeakUserChangeObservation(observation: observation))
-        return observation
+    /// Calls `handler` once per change of the current user, on the main actor. Keep the token:
+    /// cancelling or dropping it stops delivery.
+    public func addCurrentUserChangeObserver(_ handler: @escaping @MainActor (UserChange) -> Void) -> ListenerToken {
+        userChangeObservers.add(handler)
     }
 
     func notifyUserChange(_ change: UserChange) {
-        userChangeObservers.removeAll { $0.observation == nil }
-        for observer in permanentUserChangeObservers { observer.handler?(change) }
-        for observer in userChangeObservers { observer.observation?.handler?(change) }
+        userChangeObservers.notify(change)
     }
 
     // MARK: Account events
@@ -146,8 +128,7 @@ extension SDKManager {
         reauthentication = Task { [weak self] in
             guard let self else { return }
             do throws(LaunchError) {
-                try await self.runWithDeadline(.auth)
-                try await self.runWithDeadline(.rootController)
+                try await self.runPhases(only: [.auth, .rootController])
             } catch {
                 self.launchErrorHandler?(error)
             }

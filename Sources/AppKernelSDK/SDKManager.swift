@@ -58,13 +58,19 @@ open class SDKManager {
     public internal(set) var rootController: (any RootController)?
     /// How long one phase may take, on the application's clock. Default 20 s (the iOS launch
     /// watchdog). A manager without an application has no clock to measure on: no deadline.
-    public var phaseDeadline: Duration = .seconds(20)
+    public var phaseDeadline: Duration {
+        get { launchEngine.defaultDeadline ?? .seconds(20) }
+        set { launchEngine.defaultDeadline = newValue }
+    }
+    /// The engine that runs the launch phases (named `sdk` in traces and timelines).
+    public let launchEngine = PhaseEngine<LaunchPhase>(
+        name: "sdk", steps: LaunchPhase.allCases.map { phase in .init(phase, body: .async { try await $0.performDefault(phase) }) })
     /// The flow used to log in.
     public var loginFlow: AuthorizationRequest.Flow = .webServer
     /// Receives every launch failure — the Mobile SDK's `launchErrorAction`.
     public var launchErrorHandler: (@MainActor (LaunchError) -> Void)?
     /// Where the launch is.
-    public private(set) var launchState: LaunchState = .idle
+    public var launchState: LaunchState { launchEngine.state }
     /// The last successful launch's result.
     public private(set) var lastResult: LaunchResult?
     /// The last failed launch's error.
@@ -80,9 +86,10 @@ open class SDKManager {
     var flags: LaunchFlags = []
     var services: [(name: String, start: @MainActor () async throws -> Void)] = []
     var applicationTokens: [ListenerToken] = []
-    var accountObservation: AccountObservation?
-    var userChangeObservers: [WeakUserChangeObservation] = []
-    var permanentUserChangeObservers: [UserChangeObservation] = []
+    var accountObservation: ListenerToken?
+    let userChangeObservers = ObserverList<UserChange>()
+    /// The blocks of `registerBlock(forCurrentUserChangeNotifications:)`, kept for the manager's lifetime.
+    var permanentObservations: [ListenerToken] = []
     var loggingOutCurrentUser: UserAccountIdentity?
     var loginTask: Task<UserAccount, any Error>?
     var backgroundedAt: Duration?
@@ -104,6 +111,7 @@ open class SDKManager {
         self.accountManager = accountManager
         self.passcode = passcode
         self.configDirectory = configDirectory
+        launchEngine.stepRunner = { [weak self] phase in try await self?.run(phase) }
         observeAccounts()
         if let application { attach(to: application) }
     }
@@ -119,7 +127,22 @@ open class SDKManager {
             application.addListener(for: .didEnterBackground) { [weak self] app in self?.backgroundedAt = app.uptime },
             application.addListener(for: .willEnterForeground) { [weak self] app in self?.returnedToForeground(at: app.uptime) },
             application.addListener(for: .willTerminate) { [weak self] _ in self?.stop() },
+            application.addListener(for: .didReceiveReloadRequest) { [weak self] app in self?.reloadConfig(in: app) },
+            // A host reports the app ready only once the SDK's launch has run.
+            application.addLaunchGate(named: "sdk") { [weak self] in await self?.automaticLaunch?.value },
         ]
+    }
+
+    /// Reloads the boot config from ``configDirectory`` (a host's SIGHUP); a config that no longer
+    /// loads is reported as a diagnostic and the previous one kept.
+    private func reloadConfig(in application: Application) {
+        guard configDirectory != nil else { return }
+        let previous = bootConfig
+        bootConfig = nil
+        do { try loadConfig() } catch {
+            bootConfig = previous
+            application.reportDiagnostic(.reloadFailed, subject: "sdk.bootConfig", message: "the boot config could not be reloaded: \(error)")
+        }
     }
 
     /// Stops the manager (the application terminates): running launches and checks are cancelled.
@@ -153,27 +176,29 @@ open class SDKManager {
     public func launch() async throws(LaunchError) -> LaunchResult {
         guard !launchState.isRunning else { throw LaunchError(phase: nil, cause: .alreadyRunning) }
         flags = []
-        var timeline: [PhaseTiming] = []
         let storesBefore = stores.snapshot
         showPlaceholder()
-        for phase in LaunchPhase.allCases {
-            launchState = .running(phase)
-            let start = now
-            do {
-                try await runWithDeadline(phase)
-            } catch {
-                stores.restore(storesBefore)
-                launchState = .failed(phase)
-                lastError = error
-                launchErrorHandler?(error)
-                throw error
-            }
-            timeline.append(PhaseTiming(phase: phase, start: start, end: now))
+        do throws(LaunchError) {
+            try await runPhases(only: nil)
+        } catch {
+            stores.restore(storesBefore)
+            lastError = error
+            launchErrorHandler?(error)
+            throw error
         }
-        launchState = .completed
-        let result = LaunchResult(flags: flags, currentUser: accountManager?.currentAccount, timeline: timeline)
+        let result = LaunchResult(flags: flags, currentUser: accountManager?.currentAccount, timeline: launchEngine.timeline)
         lastResult = result
         return result
+    }
+
+    /// Runs the launch engine (all phases, or some), each phase within ``phaseDeadline`` on the
+    /// application's clock; cancelling the calling task cancels the running phase.
+    func runPhases(only phases: Set<LaunchPhase>?) async throws(LaunchError) {
+        do {
+            try await launchEngine.run(self, hooks: hooks, application: application, only: phases, now: { [weak self] in self?.now ?? .zero })
+        } catch {
+            throw LaunchError(error)
+        }
     }
 
     /// Runs one phase: its `before` hooks, its `handle` hooks (a stop skips the default work and
@@ -181,10 +206,7 @@ open class SDKManager {
     /// `after` hooks. A failing hook fails the phase. Override to observe or wrap every phase;
     /// call `super`.
     open func run(_ phase: LaunchPhase) async throws {
-        try hooks.runBefore(phase, self, onFailure: .abort)
-        guard try hooks.runHandle(phase, self, onFailure: .abort) == .continue else { return }
-        try await performDefault(phase)
-        try hooks.runAfter(phase, self, onFailure: .abort)
+        try await launchEngine.perform(phase, self, hooks: hooks)
     }
 
     /// A phase's default work; each phase calls its own `open` method.
@@ -286,37 +308,6 @@ open class SDKManager {
     private func showPlaceholder() {
         guard let window, !(window.rootController is PlaceholderController) else { return }
         window.rootController = PlaceholderController(message: "Launching…")
-    }
-
-    // MARK: The watchdog
-
-    /// Runs a phase raced against ``phaseDeadline`` on the application's clock. Without an
-    /// application there is no clock to measure on, and no deadline.
-    func runWithDeadline(_ phase: LaunchPhase) async throws(LaunchError) {
-        guard let application else {
-            do { try await run(phase) } catch { throw Self.launchError(error, in: phase) }
-            return
-        }
-        let deadline = phaseDeadline
-        // A cancelled launch (the application terminated) cancels the phase too.
-        let outcome = await application.run(withDeadline: deadline) { () -> Result<Void, LaunchError> in
-            do {
-                try await self.run(phase)
-                return .success(())
-            } catch {
-                return .failure(Self.launchError(error, in: phase))
-            }
-        }
-        guard let outcome else { throw LaunchError(phase: phase, cause: .timedOut(deadline)) }
-        try outcome.get()
-    }
-
-    static func launchError(_ error: any Error, in phase: LaunchPhase) -> LaunchError {
-        switch error {
-        case let error as LaunchError: error
-        case let error as HookError: LaunchError(phase: phase, hook: error.hook, cause: .hookFailed(error))
-        default: LaunchError(phase: phase, cause: .threw(error))
-        }
     }
 }
 

@@ -6,7 +6,8 @@ import AppKernel
 /// Lines read `<where>.<what>`: `app.didFinishLaunching`, `scene-1.willConnect`,
 /// `listeners.didEnterBackground`, `listeners.scene-1.didBecomeActive`, `system.didSuspend`,
 /// `hooks(return).willResignActive` (a handler stopped the event),
-/// `bootLoader.bootPhase(setupWindow)`.
+/// `bootLoader.phase(setupWindow)` … `bootLoader.phaseEnded(setupWindow)` (any phase engine:
+/// `sdk.phase(auth)`).
 ///
 /// ```swift
 /// let host = SimulatedHost()
@@ -31,12 +32,13 @@ public final class TraceRecorder {
         public static let system = Options(rawValue: 4)
         /// Events a `handle` hook stopped (`hooks(return).willResignActive`).
         public static let hookStops = Options(rawValue: 8)
-        /// The BootLoader's phases (`bootLoader.bootPhase(setupWindow)`).
-        public static let bootLoader = Options(rawValue: 16)
+        /// Phase engines' phases, their starts and ends (`bootLoader.phase(setupWindow)`,
+        /// `bootLoader.phaseEnded(setupWindow)`, `sdk.phase(auth)`).
+        public static let phases = Options(rawValue: 16)
         /// Hooks about to run at a point that has some (`hooks.willResignActive`).
         public static let hookRuns = Options(rawValue: 32)
         /// Everything.
-        public static let all: Options = [.delegates, .listeners, .system, .hookStops, .bootLoader, .hookRuns]
+        public static let all: Options = [.delegates, .listeners, .system, .hookStops, .phases, .hookRuns]
     }
 
     /// One recorded step.
@@ -114,7 +116,7 @@ public final class TraceRecorder {
         case .system: options.contains(.system)
         case .hooks: options.contains(.hookRuns)
         case .hookStop: options.contains(.hookStops)
-        case .bootLoader: options.contains(.bootLoader)
+        case .phases: options.contains(.phases)
         }
     }
 }

@@ -25,7 +25,7 @@ struct ContextBootLoaderTests {
         let loader = ContextBootLoader { self.services($0) }
         let app = Application(delegate: DefaultApplicationDelegate(), bootLoader: loader, clock: clock)
         var errors: [HookError] = []
-        app.launchErrorHandler = { errors.append($0) }
+        app.hookErrorHandler = { errors.append($0) }
         try app.handle(.launch(LaunchOptions(), inBackground: false))
         #expect(loader.phaseNames == ["loadModules", "setupWindow", "startNonLazyServices", "startAutoStartServiceGroups", "showWindow", "startLauncher"])
         let context = try #require(loader.context)
@@ -78,7 +78,7 @@ struct ContextBootLoaderTests {
         }
         let app = Application(delegate: DefaultApplicationDelegate(), bootLoader: loader, clock: clock)
         var errors: [HookError] = []
-        app.launchErrorHandler = { errors.append($0) }
+        app.hookErrorHandler = { errors.append($0) }
         try app.handle(.launch(LaunchOptions(), inBackground: false))
         for _ in 0..<100 where errors.isEmpty { await Task.yield() }
         #expect(loader.state == .failed("startNonLazyServices"))
@@ -98,7 +98,7 @@ struct ContextBootLoaderTests {
         }
         let app = Application(delegate: DefaultApplicationDelegate(), bootLoader: loader, clock: clock)
         var errors: [HookError] = []
-        app.launchErrorHandler = { errors.append($0) }
+        app.hookErrorHandler = { errors.append($0) }
         try app.handle(.launch(LaunchOptions(), inBackground: false))
         for _ in 0..<100 where errors.isEmpty { await Task.yield() }
         #expect(loader.state == .failed("startLauncher"))

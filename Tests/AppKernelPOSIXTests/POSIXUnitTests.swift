@@ -98,10 +98,11 @@ struct LaunchTimelineTests {
         let app = Application(delegate: DefaultApplicationDelegate(), clock: clock)
         let timeline = LaunchTimeline()
         timeline.record(app)
-        app.hooks.before(.didFinishLaunching) { _ in clock.simulateWork(for: .milliseconds(2)) }
+        let slowHook = app.hooks.before(.didFinishLaunching) { _ in clock.simulateWork(for: .milliseconds(2)) }
         try app.handle(.launch(LaunchOptions(), inBackground: false))
         clock.simulateWork(for: .milliseconds(3))
         timeline.finish(at: app.uptime)
+        slowHook.cancel()
         timeline.add("sdk.auth", category: "sdk", start: .milliseconds(1), end: .milliseconds(2))
         #expect(timeline.steps.first?.name == "app.willFinishLaunching")
         #expect(timeline.steps.first { $0.name == "hooks.didFinishLaunching" }?.duration == .milliseconds(2),
@@ -125,6 +126,6 @@ struct LaunchTimelineTests {
 private func readmeRunningUnderSystemd() async throws -> Never {
     final class AppDelegate: ApplicationDelegate {}
     let host = try ProcessHost(delegate: AppDelegate())
-    host.sdkManager = SDKManager.shared            // READY=1 waits for its launch phases
+    SDKManager.shared.attach(to: host.application)  // READY=1 waits for its launch phases
     exit(await host.run())                         // returns after willTerminate
 }

@@ -131,10 +131,10 @@ struct SystemdProtocolTests {
         let child = try ChildProcess(executable: "ProcessHostDemo", environment: ["NOTIFY_SOCKET": socket.path, "DEMO_SDK_CONFIG": directory.path])
         #expect(await child.waitUntil { _, _ in socket.messages.contains("STATUS=running") })
         let messages = socket.messages
-        let sdkPhases = ["config", "sdkInit", "passcode", "auth", "rootController"].map { "STATUS=launch phase \($0)" }
+        let sdkPhases = ["config", "sdkInit", "passcode", "auth", "rootController"].map { "STATUS=sdk \($0)" }
         #expect(sdkPhases.allSatisfy(messages.contains))
         let ready = try #require(messages.firstIndex(of: "READY=1"))
-        #expect(messages.firstIndex(of: "STATUS=launch phase rootController").map { $0 < ready } == true, "READY=1 after the SDK manager's launch")
+        #expect(messages.firstIndex(of: "STATUS=sdk rootController").map { $0 < ready } == true, "READY=1 after the SDK manager's launch")
         try config("3MVG9-second").write(to: directory.appendingPathComponent("bootconfig.json"))
         child.send(SIGHUP)
         #expect(await child.waitForLine("host.reload(3MVG9-second)"))

@@ -107,7 +107,7 @@ struct LaunchPhaseTests {
         #expect(manager.launchState == .failed(.auth))
         accounts.loginQueue = [.success("005A")]
         #expect(try await manager.launch().flags == [.authenticated])
-        #expect(manager.launchState == .completed)
+        #expect(manager.launchState == .finished)
     }
 
     @Test func authWithoutAnAccountManagerIsAClearError() async throws {
@@ -120,6 +120,7 @@ struct LaunchPhaseTests {
     // MARK: rootController
 
     @Test func rootControllerSetsUpTheUsersStoresAndReplacesThePlaceholder() async throws {
+        var kept: [ListenerToken] = []   // hooks live as long as their tokens
         let directory = try configDirectory(["userstore.json": userstoreJSON, "usersyncs.json": usersyncsJSON])
         defer { try? FileManager.default.removeItem(at: directory) }
         accounts.add("005A")
@@ -128,7 +129,7 @@ struct LaunchPhaseTests {
         window.makeKeyAndVisible()
         manager.window = window
         var placeholderSeen = false
-        manager.hooks.before(.auth) { manager in placeholderSeen = manager.window?.rootController is PlaceholderController }
+        kept.append(manager.hooks.before(.auth) { manager in placeholderSeen = manager.window?.rootController is PlaceholderController })
         manager.rootControllerFactory = { AccountsController(user: $0?.identity.userID) }
         try await manager.launch()
         #expect(placeholderSeen, "the placeholder shows while launching")
@@ -198,11 +199,12 @@ struct PhaseHookTests {
 
     @Test(arguments: LaunchPhase.allCases)
     func beforeHandleAndAfterWrapTheDefaultWork(_ phase: LaunchPhase) async throws {
+        var kept: [ListenerToken] = []   // hooks live as long as their tokens
         let (manager, _) = try makeManager()
         var log: [String] = []
-        manager.hooks.before(phase) { _ in log.append("before") }
-        manager.hooks.handle(phase) { _ in log.append("handle"); return .continue }
-        manager.hooks.after(phase) { _ in log.append("after") }
+        kept.append(manager.hooks.before(phase) { _ in log.append("before") })
+        kept.append(manager.hooks.handle(phase) { _ in log.append("handle"); return .continue })
+        kept.append(manager.hooks.after(phase) { _ in log.append("after") })
         let result = try await manager.launch()
         #expect(log == ["before", "handle", "after"])
         #expect(result.flags == [.passcodeVerified, .authenticated])
@@ -210,14 +212,15 @@ struct PhaseHookTests {
 
     @Test(arguments: LaunchPhase.allCases)
     func returnSkipsThePhasesDefaultAndTheLaunchGoesOn(_ phase: LaunchPhase) async throws {
+        var kept: [ListenerToken] = []   // hooks live as long as their tokens
         let (manager, accounts) = try makeManager()
         var after = false
-        manager.hooks.handle(phase) { _ in .return }
-        manager.hooks.after(phase) { _ in after = true }
+        kept.append(manager.hooks.handle(phase) { _ in .return })
+        kept.append(manager.hooks.after(phase) { _ in after = true })
         manager.rootControllerFactory = { _ in AccountsController(user: nil) }
         let result = try await manager.launch()
         #expect(!after)
-        #expect(manager.launchState == .completed)
+        #expect(manager.launchState == .finished)
         switch phase {
         case .config: #expect(result.flags == [.passcodeVerified, .authenticated])
         case .sdkInit: #expect(result.flags == [.passcodeVerified, .authenticated])
@@ -231,8 +234,9 @@ struct PhaseHookTests {
 
     @Test(arguments: LaunchPhase.allCases)
     func aThrowingHookFailsThePhaseNamingTheHook(_ phase: LaunchPhase) async throws {
+        var kept: [ListenerToken] = []   // hooks live as long as their tokens
         let (manager, _) = try makeManager()
-        manager.hooks.after(phase, label: "audit") { _ in throw SDKTestError() }
+        kept.append(manager.hooks.after(phase, label: "audit") { _ in throw SDKTestError() })
         let error = await #expect(throws: LaunchError.self) { try await manager.launch() }
         #expect(error?.phase == phase)
         #expect(error?.hook == "audit")

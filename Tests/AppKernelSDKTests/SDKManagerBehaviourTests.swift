@@ -32,7 +32,7 @@ struct LaunchLifecycleTests {
         #expect(manager.launchState == .idle)
         try app.handle(.launch(LaunchOptions(), inBackground: false))
         await manager.automaticLaunch?.value
-        #expect(manager.launchState == .completed)
+        #expect(manager.launchState == .finished)
         #expect(manager.lastResult?.flags == [.authBypassed])
         _ = host
     }
@@ -171,7 +171,7 @@ struct UserChangeTests {
     @Test func aDroppedObservationHearsNothingAndLeaksNothing() async throws {
         let manager = try await launched(users: ["005A", "005B"])
         var calls = 0
-        weak var dropped: UserChangeObservation?
+        weak var dropped: ListenerToken?
         do {
             let observation = manager.addCurrentUserChangeObserver { _ in calls += 1 }
             dropped = observation

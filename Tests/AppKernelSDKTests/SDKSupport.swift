@@ -11,7 +11,7 @@ import AppKernelTesting
     var loginQueue: [Result<String, any Error>] = []   // user ids to log in as, or failures
     var loginCount = 0
     var logins: [OAuthConfig] = []
-    private var observers: [AccountObservation] = []
+    private let observers = ObserverList<AccountEvent>()
 
     var currentAccount: UserAccount? { allAccounts.first { $0.identity == currentIdentity } }
 
@@ -55,13 +55,11 @@ import AppKernelTesting
         deliver(.didLogout(identity, reason))
     }
 
-    func observe(_ handler: @escaping @MainActor (AccountEvent) -> Void) -> AccountObservation {
-        let observation = AccountObservation(handler)
-        observers.append(observation)
-        return observation
+    func observe(_ handler: @escaping @MainActor (AccountEvent) -> Void) -> ListenerToken {
+        observers.add(handler)
     }
 
-    private func deliver(_ event: AccountEvent) { for observer in observers { observer.deliver(event) } }
+    private func deliver(_ event: AccountEvent) { observers.notify(event) }
 }
 
 /// Answers passcode prompts from a script; `nil` entries mean the user gives up.

@@ -56,7 +56,8 @@ struct UserStoreRegistryTests {
     let manager = AppSDKManager()
     manager.configDirectory = resources                 // bootconfig.json, userstore.json, usersyncs.json
     manager.accountManager = accounts                   // a UserAccountManager
-    manager.hooks.handle(.passcode) { _ in .return }    // skip a phase's default work
+    var tokens: [ListenerToken] = []                    // a hook lives as long as its token
+    manager.hooks.handle(.passcode) { _ in .return }.store(in: &tokens)   // skip a phase's default work
     let app = Application(delegate: DefaultApplicationDelegate(), clock: ContinuousClock())
     manager.attach(to: app)                             // launches when the app finishes launching
     try app.handle(.launch(LaunchOptions(), inBackground: false))

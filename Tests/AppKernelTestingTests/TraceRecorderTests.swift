@@ -71,8 +71,8 @@ struct TraceRecorderTests {
         let recorder = TraceRecorder(options: .all)
         recorder.attach(to: app)
         try app.handle(.launch(LaunchOptions(), inBackground: false))
-        let bootPhases = BootLoader().phaseNames.map { "bootLoader.bootPhase(\($0))" }
-        #expect(bootPhases.count == 6)
+        let bootPhases = BootLoader().phaseNames.flatMap { ["bootLoader.phase(\($0))", "bootLoader.phaseEnded(\($0))"] }
+        #expect(bootPhases.count == 12)
         #expect(recorder.take() == ["app.willFinishLaunching", "listeners.didFinishLaunching", "app.didFinishLaunching"]
                 + bootPhases + ["listeners.didBecomeActive", "app.didBecomeActive"])
         #expect(app.window?.isKeyWindow == true, "the default phases make and show the window of an app without scenes")

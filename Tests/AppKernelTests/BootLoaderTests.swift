@@ -58,7 +58,7 @@ struct BootLoaderTests {
         #expect(loader.state == .finished)
         let lines = host.trace.take()
         let active = try #require(lines.firstIndex(of: "listeners.didBecomeActive"))
-        let boot = try #require(lines.firstIndex(of: "bootLoader.bootPhase(boot)"))
+        let boot = try #require(lines.firstIndex(of: "bootLoader.phase(boot)"))
         #expect(active < boot, "listeners, then the BootLoader, on the first didBecomeActive")
         try host.moveToBackground()
         try host.moveToForeground()
@@ -94,6 +94,7 @@ struct BootLoaderTests {
     }
 
     @Test func asyncPhasesAreAwaitedInOrderAndTheLaunchesAfterHooksWaitForThem() async throws {
+        var kept: [ListenerToken] = []   // hooks live as long as their tokens
         let loader = BootLoader(includingDefaultPhases: false)
         loader.addPhase("sync") { _ in log.lines.append("sync") }
         loader.addPhase("fetchConfig") { _ in
@@ -104,7 +105,7 @@ struct BootLoaderTests {
         loader.addPhase("afterFetch") { _ in log.lines.append("afterFetch") }
         let host = SimulatedHost(clock: clock)
         let app = Application(delegate: DefaultApplicationDelegate(), bootLoader: loader, clock: clock)
-        app.hooks.after(.didFinishLaunching) { _ in log.lines.append("after") }
+        kept.append(app.hooks.after(.didFinishLaunching) { _ in log.lines.append("after") })
         try app.handle(.launch(LaunchOptions(), inBackground: false))
         #expect(app.state == .active, "the launch does not wait for async phases")
         #expect(loader.state == .running("fetchConfig"))
@@ -119,13 +120,14 @@ struct BootLoaderTests {
     }
 
     @Test func anAsyncPhaseThatHangsFailsAtItsDeadlineNamingIt() async throws {
+        var kept: [ListenerToken] = []   // hooks live as long as their tokens
         let loader = BootLoader(includingDefaultPhases: false)
         loader.addPhase("syncRemote") { _ in try await clock.sleep(for: .seconds(3_600)) }
         loader.addPhase("never") { _ in log.lines.append("never") }
         let app = Application(delegate: DefaultApplicationDelegate(), bootLoader: loader, clock: clock)
         var errors: [HookError] = []
-        app.launchErrorHandler = { errors.append($0) }
-        app.hooks.after(.didFinishLaunching) { _ in log.lines.append("after") }
+        app.hookErrorHandler = { errors.append($0) }
+        kept.append(app.hooks.after(.didFinishLaunching) { _ in log.lines.append("after") })
         try app.handle(.launch(LaunchOptions(), inBackground: false))
         while clock.pendingCount < 2 { await Task.yield() }
         await clock.advance(by: .seconds(19))
@@ -133,7 +135,7 @@ struct BootLoaderTests {
         await clock.advance(by: .seconds(1))
         #expect(loader.state == .failed("syncRemote"))
         #expect(errors.map(\.hook) == ["syncRemote"])
-        #expect(errors.first?.stage == .bootPhase)
+        #expect(errors.first?.stage == .phase)
         if case .timedOut(let deadline)? = errors.first?.failure { #expect(deadline == .seconds(20)) } else { Issue.record("not a timeout") }
         #expect(errors.first?.description.contains("did not finish within its deadline of 20.0 seconds") == true)
         #expect(log.lines.isEmpty, "later phases and the launch's after hooks do not run")

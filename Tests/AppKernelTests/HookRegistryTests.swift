@@ -27,14 +27,15 @@ struct HookRegistryTests {
     }
 
     @Test func handlersRunByPriorityThenRegistrationAndTheFirstStopWins() throws {
+        var kept: [ListenerToken] = []   // hooks live as long as their tokens
         let (host, app) = try launched()
-        app.hooks.handle(.didReceiveMemoryWarning, label: "a") { _ in log.lines.append("a"); return .continue }
-        app.hooks.handle(.didReceiveMemoryWarning, priority: 10, label: "urgent") { _ in log.lines.append("urgent"); return .continue }
-        app.hooks.handle(.didReceiveMemoryWarning, label: "b") { _ in log.lines.append("b"); return .return }
-        app.hooks.handle(.didReceiveMemoryWarning, label: "c") { _ in log.lines.append("c"); return .continue }
-        app.hooks.before(.didReceiveMemoryWarning, priority: -1, label: "late-before") { _ in log.lines.append("before-2") }
-        app.hooks.before(.didReceiveMemoryWarning) { _ in log.lines.append("before-1") }
-        app.hooks.after(.didReceiveMemoryWarning) { _ in log.lines.append("after") }
+        kept.append(app.hooks.handle(.didReceiveMemoryWarning, label: "a") { _ in log.lines.append("a"); return .continue })
+        kept.append(app.hooks.handle(.didReceiveMemoryWarning, priority: 10, label: "urgent") { _ in log.lines.append("urgent"); return .continue })
+        kept.append(app.hooks.handle(.didReceiveMemoryWarning, label: "b") { _ in log.lines.append("b"); return .return })
+        kept.append(app.hooks.handle(.didReceiveMemoryWarning, label: "c") { _ in log.lines.append("c"); return .continue })
+        kept.append(app.hooks.before(.didReceiveMemoryWarning, priority: -1, label: "late-before") { _ in log.lines.append("before-2") })
+        kept.append(app.hooks.before(.didReceiveMemoryWarning) { _ in log.lines.append("before-1") })
+        kept.append(app.hooks.after(.didReceiveMemoryWarning) { _ in log.lines.append("after") })
         #expect(app.hooks.hooks(at: ApplicationEvent.didReceiveMemoryWarning, stage: .handle) == ["urgent", "a", "b", "c"])
         try host.sendMemoryWarning()
         #expect(log.take() == ["before-1", "before-2", "urgent", "a", "b"])
@@ -42,11 +43,12 @@ struct HookRegistryTests {
     }
 
     @Test func afterHooksRunAfterTheDelegateOnContinue() throws {
+        var kept: [ListenerToken] = []   // hooks live as long as their tokens
         let (host, app) = try launched()
         let token = app.addListener(for: .didReceiveMemoryWarning) { [log] _ in log.lines.append("listener") }
-        app.hooks.before(.didReceiveMemoryWarning) { _ in log.lines.append("before") }
-        app.hooks.handle(.didReceiveMemoryWarning) { _ in log.lines.append("handle"); return .continue }
-        app.hooks.after(.didReceiveMemoryWarning) { _ in log.lines.append("after") }
+        kept.append(app.hooks.before(.didReceiveMemoryWarning) { _ in log.lines.append("before") })
+        kept.append(app.hooks.handle(.didReceiveMemoryWarning) { _ in log.lines.append("handle"); return .continue })
+        kept.append(app.hooks.after(.didReceiveMemoryWarning) { _ in log.lines.append("after") })
         try host.sendMemoryWarning()
         #expect(log.take() == ["before", "handle", "listener", "app.memoryWarning", "after"])
         withExtendedLifetime(token) {}
@@ -54,8 +56,8 @@ struct HookRegistryTests {
 
     @Test func registeringDuringDispatchAffectsTheNextDispatchOnly() throws {
         let (host, app) = try launched()
-        var added: HookToken?
-        app.hooks.handle(.didReceiveMemoryWarning, label: "adder") { _ in
+        var added: ListenerToken?
+        let adder = app.hooks.handle(.didReceiveMemoryWarning, label: "adder") { _ in
             log.lines.append("adder")
             if added == nil {
                 added = app.hooks.handle(.didReceiveMemoryWarning, label: "added") { _ in log.lines.append("added"); return .continue }
@@ -66,11 +68,12 @@ struct HookRegistryTests {
         #expect(log.take() == ["adder", "app.memoryWarning"])
         try host.sendMemoryWarning()
         #expect(log.take() == ["adder", "added", "app.memoryWarning"])
+        withExtendedLifetime(adder) {}
     }
 
     @Test func removingDuringDispatchAffectsTheNextDispatchOnly() throws {
         let (host, app) = try launched()
-        var second: HookToken?
+        var second: ListenerToken?
         let first = app.hooks.handle(.didReceiveMemoryWarning) { _ in
             log.lines.append("first")
             second?.cancel()
@@ -89,12 +92,13 @@ struct HookRegistryTests {
     }
 
     @Test func aThrowingHookIsReportedWithItsPointAndNameAndTheEventGoesOn() throws {
+        var kept: [ListenerToken] = []   // hooks live as long as their tokens
         let (host, app) = try launched()
         var handled: [HookError] = []
-        app.launchErrorHandler = { handled.append($0) }
-        app.hooks.before(.didReceiveMemoryWarning, label: "flushCaches") { _ in throw Boom() }
-        app.hooks.handle(.didReceiveMemoryWarning) { _ in throw Boom() }
-        app.hooks.after(.didReceiveMemoryWarning, label: "audit") { _ in throw Boom() }
+        app.hookErrorHandler = { handled.append($0) }
+        kept.append(app.hooks.before(.didReceiveMemoryWarning, label: "flushCaches") { _ in throw Boom() })
+        kept.append(app.hooks.handle(.didReceiveMemoryWarning) { _ in throw Boom() })
+        kept.append(app.hooks.after(.didReceiveMemoryWarning, label: "audit") { _ in throw Boom() })
         try host.sendMemoryWarning()
         #expect(log.take() == ["app.memoryWarning"], "a failing handler counts as .continue")
         #expect(app.state == .active)
@@ -109,14 +113,15 @@ struct HookRegistryTests {
     }
 
     @Test func aThrowingLaunchHookReachesTheLaunchErrorHandlerAndTheLaunchCompletes() throws {
+        var kept: [ListenerToken] = []   // hooks live as long as their tokens
         final class Failing: FrameworkInterface {}
         let host = SimulatedHost(clock: clock)
         let loader = BootLoader()
         loader.addPhase("record") { _ in self.log.lines.append("bootloader.record") }
         let app = Application(delegate: LoggingAppDelegate(log: log), bootLoader: loader, clock: clock)
         var errors: [String] = []
-        app.launchErrorHandler = { errors.append("\($0.point)/\($0.hook)") }
-        app.hooks.before(.didFinishLaunching, label: "loadFlags") { _ in throw Boom() }
+        app.hookErrorHandler = { errors.append("\($0.point)/\($0.hook)") }
+        kept.append(app.hooks.before(.didFinishLaunching, label: "loadFlags") { _ in throw Boom() })
         try app.handle(.launch(LaunchOptions(), inBackground: false))
         #expect(errors == ["didFinishLaunching/loadFlags"])
         #expect(app.state == .active)
@@ -126,9 +131,10 @@ struct HookRegistryTests {
     }
 
     @Test func aSlowSynchronousHookIsReportedWithItsNameAndDuration() throws {
+        var kept: [ListenerToken] = []   // hooks live as long as their tokens
         let (host, app) = try launched(ApplicationConfiguration(slowHookBudget: .milliseconds(100)))
-        app.hooks.before(.didEnterBackground, label: "syncToDisk") { _ in clock.simulateWork(for: .milliseconds(250)) }
-        app.hooks.before(.didEnterBackground, label: "quick") { _ in clock.simulateWork(for: .milliseconds(100)) }
+        kept.append(app.hooks.before(.didEnterBackground, label: "syncToDisk") { _ in clock.simulateWork(for: .milliseconds(250)) })
+        kept.append(app.hooks.before(.didEnterBackground, label: "quick") { _ in clock.simulateWork(for: .milliseconds(100)) })
         try host.moveToBackground()
         let slow = app.diagnostics.filter { $0.kind == .slowHook }
         #expect(slow.map(\.subject) == ["didEnterBackground/syncToDisk"])
@@ -136,38 +142,42 @@ struct HookRegistryTests {
     }
 
     @Test func theBudgetCanBeTurnedOff() throws {
+        var kept: [ListenerToken] = []   // hooks live as long as their tokens
         let (host, app) = try launched(ApplicationConfiguration(slowHookBudget: nil))
-        app.hooks.before(.didEnterBackground) { _ in clock.simulateWork(for: .seconds(3)) }
+        kept.append(app.hooks.before(.didEnterBackground) { _ in clock.simulateWork(for: .seconds(3)) })
         try host.moveToBackground()
         #expect(app.diagnostics.isEmpty)
     }
 
     @Test func sceneEventsAreHookPointsToo() throws {
+        var kept: [ListenerToken] = []   // hooks live as long as their tokens
         let (host, app) = try launched()
-        app.hooks.handle(.sceneWillResignActive) { scene in
+        kept.append(app.hooks.handle(.sceneWillResignActive) { scene in
             log.lines.append("hook.\(scene.id).willResignActive")
             return .return
-        }
+        })
         try host.moveToBackground()
         #expect(log.take() == ["hook.scene-1.willResignActive", "scene-1.didEnterBackground"])
         #expect(app.state == .background, "hooks decide deliveries; the system decides states")
     }
 
     @Test func aHandlerCanAnswerAURLForTheDelegate() throws {
+        var kept: [ListenerToken] = []   // hooks live as long as their tokens
         let (host, app) = try launched(ApplicationConfiguration(usesScenes: false))
-        app.hooks.handle(.openURL) { request in request.url.scheme == "blocked" ? .returnNo : .continue }
+        kept.append(app.hooks.handle(.openURL) { request in request.url.scheme == "blocked" ? .returnNo : .continue })
         #expect(try host.open(URL.literal("blocked://x")) == false)
         #expect(try host.open(sampleURL) == true)
         #expect(log.take() == ["app.open(myapp://item/42)"])
     }
 
     @Test func theRegistryServesOtherKindsOfHookPoint() throws {
+        var kept: [ListenerToken] = []   // hooks live as long as their tokens
         let registry = HookRegistry(clock: clock)
         var seen: [String] = []
-        registry.before(point: Phase.config) { seen.append("before:\($0)") }
-        registry.handle(point: Phase.config) { seen.append("handle:\($0)"); return .return }
-        registry.after(point: Phase.config) { seen.append("after:\($0)") }
-        registry.before(point: Phase.auth, label: "guard") { _ in throw Boom() }
+        kept.append(registry.before(point: Phase.config) { seen.append("before:\($0)") })
+        kept.append(registry.handle(point: Phase.config) { seen.append("handle:\($0)"); return .return })
+        kept.append(registry.after(point: Phase.config) { seen.append("after:\($0)") })
+        kept.append(registry.before(point: Phase.auth, label: "guard") { _ in throw Boom() })
         #expect(registry.hasHooks(at: Phase.config))
         try registry.runBefore(Phase.config, "boot.json", onFailure: .abort)
         #expect(try registry.runHandle(Phase.config, "boot.json", onFailure: .abort) == .return)

@@ -27,14 +27,14 @@ struct InternalsTests {
         let app = try host.launch(delegate: DefaultApplicationDelegate())
         do {
             let tokens = (0..<3).map { _ in app.addListener(for: .didReceiveMemoryWarning) { _ in } }
-            #expect(app.listeners[.didReceiveMemoryWarning]?.count == 3)
+            #expect(app.listeners.list(.didReceiveMemoryWarning)?.count == 3)
             withExtendedLifetime(tokens) {}
         }
         try host.sendMemoryWarning()
-        #expect(app.listeners[.didReceiveMemoryWarning]?.isEmpty == true)
+        #expect(app.listeners.list(.didReceiveMemoryWarning)?.count == 0)
         let kept = app.addListener { _ in }
         kept.cancel()
-        #expect(app.everyEventListeners.isEmpty)
+        #expect(app.everyEventListeners.count == 0)
     }
 
     /// A token is Sendable; dropped on another thread, it cancels its listener on the main actor.
@@ -50,12 +50,12 @@ struct InternalsTests {
         await Task.detached { box.token = nil }.value
         // The last reference went on another thread; the deinit runs on the main actor after.
         var turns = 0
-        while app.listeners[.didReceiveMemoryWarning]?.isEmpty == false, turns < 1_000 {
+        while app.listeners.list(.didReceiveMemoryWarning)?.count != 0, turns < 1_000 {
             await Task.yield()
             try host.sendMemoryWarning()
             turns += 1
         }
-        #expect(app.listeners[.didReceiveMemoryWarning]?.isEmpty == true)
+        #expect(app.listeners.list(.didReceiveMemoryWarning)?.count == 0)
         let heard = count
         try host.sendMemoryWarning()
         #expect(count == heard)

@@ -221,7 +221,7 @@ struct ListenerTests {
         let token = app.addPipelineObserver { stage, event in steps.append("\(stage)|\(event.name.rawValue)") }
         try app.handle(.launch(LaunchOptions(), inBackground: false))
         #expect(steps == ["app|willFinishLaunching", "listeners|didFinishLaunching", "app|didFinishLaunching"]
-                + Array(repeating: "bootLoader|bootPhase", count: 6) + [
+                + Array(repeating: ["bootLoader|phase", "bootLoader|phaseEnded"], count: 6).flatMap { $0 } + [
                           "app|configurationForConnecting", "listeners|sceneWillConnect", "scene-1|sceneWillConnect",
                           "listeners|sceneWillEnterForeground", "scene-1|sceneWillEnterForeground",
                           "listeners|sceneDidBecomeActive", "scene-1|sceneDidBecomeActive", "listeners|didBecomeActive"])

@@ -56,11 +56,12 @@ private extension URL {
     let loader = BootLoader()                                    // setupWindow … startLauncher
     loader.addPhase("loadFlags", before: BootLoader.showWindowPhase) { app in try flags.load() }
     let app = try host.launch(delegate: AppDelegate(), interface: Framework(), bootLoader: loader)
+    var hooks: [ListenerToken] = []                              // a hook lives as long as its token
     app.hooks.handle(.openURL) { request in
         request.url = request.url.upgradedToV2                    // everything after sees the new URL
         return .continue
-    }
-    app.launchErrorHandler = { error in errors.append(error) }   // names the hook point and the hook
+    }.store(in: &hooks)
+    app.hookErrorHandler = { error in errors.append(error) }   // names the hook point and the hook
     var opened: [String] = []
     let token = app.addListener(for: .openURL) { opened.append($0.url.absoluteString) }
     try host.open(URL(string: "myapp://api/v1/items")!)

@@ -51,6 +51,7 @@ private func appDelegateDeliveries(in state: ApplicationState) -> [K: (Applicati
         rows = rows.filter { ![.memoryWarning, .registeredForRemoteNotifications, .failedToRegisterForRemoteNotifications].contains($0.key) }
             .mapValues { (_, trace) in (.background, trace) }
     }
+    rows[.reloadConfiguration] = (state, [])   // listeners and hooks only; it wakes nothing
     return rows
 }
 
@@ -211,6 +212,7 @@ private func event(_ kind: LifecycleRules.EventKind) -> SystemEvent {
     case .resignActive: .resignActive(scene: nil)
     case .becomeActive: .becomeActive(scene: nil)
     case .memoryWarning: .memoryWarning
+    case .reloadConfiguration: .reloadConfiguration
     case .openURL: .openURL(sampleURL, OpenURLOptions(), scene: nil)
     case .continueUserActivity: .continueUserActivity(sampleActivity, scene: nil)
     case .performShortcutItem: .performShortcutItem(sampleShortcut, scene: nil, completion: Completion(event: "shortcut", fallback: false))

@@ -78,7 +78,7 @@ enum ProcessHostDemo {
             host.onConfigurationChange = { say("host.reload") }
             if let directory = environment["DEMO_SDK_CONFIG"] {
                 let manager = SDKManager(configDirectory: URL(fileURLWithPath: directory))
-                host.sdkManager = manager
+                manager.attach(to: host.application)   // its launch is a launch gate; SIGHUP reloads its boot config
                 host.onConfigurationChange = { say("host.reload(\(manager.bootConfig?.remoteAccessConsumerKey ?? "-"))") }
             }
             let status = await host.run()

@@ -1,0 +1,38 @@
+/// A wait that must end before the application counts as launched, for a host that reports
+/// readiness (systemd's `READY=1`).
+struct LaunchGate {
+    let id: Int
+    let name: String
+    let wait: @MainActor () async -> Void
+}
+
+extension Application {
+    /// Registers a launch gate: a wait that must end before a host reports the application ready
+    /// — the SDK manager registers its launch phases, so `READY=1` comes after them. Any module
+    /// may register one; the host knows none of them by name.
+    ///
+    /// ```swift
+    /// let gate = app.addLaunchGate(named: "cache") { await cache.warmUp() }   // keep the token
+    /// ```
+    /// - Returns: The token; cancelling or dropping it removes the gate.
+    public func addLaunchGate(named name: String, _ wait: @escaping @MainActor () async -> Void) -> ListenerToken {
+        let id = nextLaunchGateID
+        nextLaunchGateID += 1
+        launchGates.append(LaunchGate(id: id, name: name, wait: wait))
+        return ListenerToken { [weak self] in self?.launchGates.removeAll { $0.id == id } }
+    }
+
+    /// The names of the registered launch gates, in registration order.
+    public var launchGateNames: [String] { launchGates.map(\.name) }
+
+    /// Waits until every launch gate registered (now or while waiting) has opened, in
+    /// registration order — what a host awaits after ``handle(_:)`` launched the app and before
+    /// it reports the app ready.
+    public func waitForLaunchGates() async {
+        var opened: Set<Int> = []
+        while let gate = launchGates.first(where: { !opened.contains($0.id) }) {
+            opened.insert(gate.id)
+            await gate.wait()
+        }
+    }
+}

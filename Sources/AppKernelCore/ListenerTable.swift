@@ -1,0 +1,329 @@
+// The listener table: AppKernel's one token type, its listener lists, the delivery loop and the
+// event queue. Delivery is the hot path of the whole kernel, so this file — and only this file —
+// trades some of the compiler's safety checks for speed (`@exclusivity(unchecked)`, `Unmanaged`,
+// `_withUnsafeGuaranteedRef`, `unsafeDowncast`). Each use carries its proof beside it; nothing
+// outside this file may use those constructs (DESIGN.md, "Rules").
+//
+// Everything here is touched on the main actor only. The types are not actor-isolated so that the
+// per-listener loop carries no executor check; debug builds check the isolation instead
+// (`checkIsolation()`).
+
+// MARK: - The token
+
+/// Keeps a registration alive — a listener, a hook, a user-change or account observer: the one
+/// token type of AppKernel. Cancel it, or let its last reference go, and the registration ends at
+/// once, even in the middle of a delivery.
+///
+/// ```swift
+/// let token = app.addListener(for: .didEnterBackground) { app in cache.flush() }
+/// // … later
+/// token.cancel()        // or just drop the token
+/// ```
+///
+/// A dropped token frees the registered closure (and what it captured) at once — or, if that
+/// closure is running at that moment, as soon as it returns.
+@MainActor
+public final class ListenerToken {
+    /// The registration in a listener list, when the token has one.
+    package let entry: ListenerEntry?
+    private var onCancel: (@MainActor () -> Void)?
+    private var cancelled = false
+
+    /// A token for `entry` (in a ``ListenerList``), or for any registration `onCancel` removes.
+    package init(entry: ListenerEntry? = nil, onCancel: (@MainActor () -> Void)? = nil) {
+        self.entry = entry
+        self.onCancel = onCancel
+    }
+
+    /// Whether ``cancel()`` has been called (or the registration ended otherwise).
+    public var isCancelled: Bool { cancelled || entry?.isCancelled == true }
+
+    /// Ends the registration. Calling it again does nothing.
+    public func cancel() {
+        guard !cancelled else { return }
+        cancelled = true
+        entry?.cancel()
+        let cancel = onCancel
+        onCancel = nil
+        cancel?()
+    }
+
+    /// Keeps the token in `tokens` (as Combine's `store(in:)` does): the registration lasts as
+    /// long as the array holds it.
+    ///
+    /// ```swift
+    /// var tokens: [ListenerToken] = []
+    /// app.hooks.before(.didEnterBackground) { _ in cache.flush() }.store(in: &tokens)
+    /// ```
+    public func store(in tokens: inout [ListenerToken]) {
+        tokens.append(self)
+    }
+
+    #if compiler(>=6.2)
+    /// Dropped: the registration ends — at once when the last reference goes on the main actor
+    /// (or right after a running listener returns); a token is Sendable, so when its last
+    /// reference goes elsewhere the deinit runs on the main actor right after.
+    isolated deinit {
+        cancel()
+    }
+    #else
+    deinit {
+        // Without isolated deinit (before Swift 6.2) the cancellation hops to the main actor.
+        guard !cancelled else { return }
+        let entry = self.entry
+        let onCancel = self.onCancel
+        Task { @MainActor in
+            entry?.cancel()
+            onCancel?()
+        }
+    }
+    #endif
+}
+
+// MARK: - Handlers
+
+/// What a listener list calls. Subclasses carry the closure with its exact type, so delivery
+/// needs no existential casts.
+@MainActor
+package class ListenerHandler {
+    package init() {}
+}
+
+/// A listener receiving one payload type.
+@MainActor
+package final class PayloadHandler<Payload>: ListenerHandler {
+    /// The listener's closure.
+    package let call: @MainActor (Payload) -> Void
+    /// Wraps a closure.
+    package init(_ call: @escaping @MainActor (Payload) -> Void) {
+        self.call = call
+        super.init()
+    }
+}
+
+// MARK: - One registration
+
+/// A registered listener, held by its list and by its token.
+///
+/// The entry holds its handler by hand: one retain taken at registration, released when the entry
+/// is cancelled. The list calls the handler through that reference without retaining it per call.
+/// Safety: while a call is in progress (`callsInProgress > 0`) a cancellation — the listener
+/// cancelling or dropping its own token, say — only marks the entry; the handler is released when
+/// the last call returns, never under a running closure.
+///
+/// `@unchecked Sendable`: only touched on the main actor (by its list, and by its token, whose
+/// deinit is main-actor isolated). The stored properties are `@exclusivity(unchecked)`: no access
+/// to them spans a call that could reach them again — the counter is updated around the call, not
+/// during it, and `handler` is read into a local before the call.
+package final class ListenerEntry: @unchecked Sendable {
+    @exclusivity(unchecked) @usableFromInline var handler: Unmanaged<ListenerHandler>?
+    @exclusivity(unchecked) @usableFromInline var callsInProgress = 0
+    /// Whether the token was cancelled or dropped.
+    @exclusivity(unchecked) @usableFromInline package internal(set) var isCancelled = false
+
+    package init(handler: ListenerHandler) { self.handler = .passRetained(handler) }
+
+    /// Calls `body` with the handler, unless the entry has been cancelled.
+    /// - Returns: `false` when cancelled (the caller prunes the entry).
+    @inlinable @inline(__always)
+    func withHandler(_ body: (ListenerHandler) -> Void) -> Bool {
+        guard !isCancelled, let handler else { return false }
+        callsInProgress &+= 1
+        handler._withUnsafeGuaranteedRef(body)
+        callsInProgress &-= 1
+        if isCancelled, callsInProgress == 0 { releaseHandler() }
+        return true
+    }
+
+    /// Stops delivery; frees the handler now, or when the running call returns.
+    @usableFromInline
+    func cancel() {
+        guard !isCancelled else { return }
+        isCancelled = true
+        if callsInProgress == 0 { releaseHandler() }
+    }
+
+    @usableFromInline
+    func releaseHandler() {
+        // Cleared before the release: what the closure captured may run code (a deinit) that
+        // reaches this entry again.
+        let released = handler
+        handler = nil
+        released?.release()
+    }
+
+    deinit {
+        handler?.release()
+    }
+}
+
+// MARK: - A list
+
+/// The listeners of one event (or of every event, or an observer list), in registration order.
+///
+/// Adding is O(1) amortised; so is cancelling: a cancelled entry is only marked, and the list is
+/// compacted when the marked entries outnumber the live ones (or when a delivery meets them), so
+/// cancelling N listeners one by one costs O(N), not O(N²). Delivery works on a snapshot:
+/// listeners added during a delivery hear the next one; a listener cancelled during a delivery
+/// hears nothing more, at once.
+package final class ListenerList: @unchecked Sendable {
+    // `@unchecked Sendable` and `@exclusivity(unchecked)`: only touched on the main actor (checked
+    // in debug builds); every access below is instantaneous (a read, a copy, an append, an
+    // assignment) or a `removeAll(where:)` whose predicate reads a flag and releases nothing —
+    // listener closures always run on a snapshot, outside any access.
+    @exclusivity(unchecked) @usableFromInline var entries: [ListenerEntry] = []
+    @exclusivity(unchecked) @usableFromInline var cancelledCount = 0
+
+    /// An empty list.
+    package init() {}
+
+    /// Whether no live listener is registered.
+    @inlinable package var isEmpty: Bool { entries.count == cancelledCount }
+
+    /// The number of live listeners.
+    package var count: Int { entries.count - cancelledCount }
+
+    /// Registers `handler`; the token ends the registration.
+    @MainActor
+    package func add(_ handler: ListenerHandler) -> ListenerToken {
+        checkIsolation()
+        let entry = ListenerEntry(handler: handler)
+        entries.append(entry)
+        // The token holds the list strongly: a weak reference would give the list a side table and
+        // make every retain of it slower. The list does not hold the token, so nothing cycles.
+        return ListenerToken(entry: entry) { [self] in noteCancelled() }
+    }
+
+    /// Registers a closure receiving `Payload`.
+    @MainActor
+    package func add<Payload>(_ handler: @escaping @MainActor (Payload) -> Void) -> ListenerToken {
+        add(PayloadHandler(handler))
+    }
+
+    /// Delivers `payload` to every live listener of a snapshot. Every handler must be a
+    /// `PayloadHandler<Payload>` — the list's owner guarantees it (one payload type per list);
+    /// debug builds check it.
+    @inlinable @MainActor
+    package func deliver<Payload>(_ payload: Payload) {
+        forEach { handler in
+            #if DEBUG
+            precondition(handler is PayloadHandler<Payload>, "a listener list holds one payload type")
+            #endif
+            unsafeDowncast(handler, to: PayloadHandler<Payload>.self).call(payload)
+        }
+    }
+
+    /// Calls `body` with each live handler of a snapshot; prunes cancelled entries it met.
+    @inlinable
+    package func forEach(_ body: (ListenerHandler) -> Void) {
+        let snapshot = entries
+        guard !snapshot.isEmpty else { return }
+        checkIsolation()
+        if Self.deliver(to: snapshot, body) { pruneCancelled() }
+    }
+
+    /// The loop. `entries` keeps every entry alive until it ends, so each is read as an
+    /// unretained reference: no retain and release per listener.
+    @inlinable
+    static func deliver(to entries: [ListenerEntry], _ body: (ListenerHandler) -> Void) -> Bool {
+        var sawCancelled = false
+        entries.withUnsafeBufferPointer { buffer in
+            buffer.withMemoryRebound(to: Unmanaged<ListenerEntry>.self) { entries in
+                for index in entries.indices where !entries[index]._withUnsafeGuaranteedRef({ $0.withHandler(body) }) {
+                    sawCancelled = true
+                }
+            }
+        }
+        return sawCancelled
+    }
+
+    /// A token was cancelled: count it, and compact once marked entries outnumber live ones.
+    @usableFromInline
+    func noteCancelled() {
+        cancelledCount += 1
+        if cancelledCount > 8, cancelledCount * 2 > entries.count { pruneCancelled() }
+    }
+
+    @usableFromInline
+    func pruneCancelled() {
+        #if DEBUG
+        ListenerList.elementsMoved += entries.count
+        #endif
+        entries.removeAll { $0.isCancelled }
+        cancelledCount = 0
+    }
+
+    /// Checks, in debug builds, that the caller is on the main actor.
+    @inlinable @inline(__always)
+    func checkIsolation() {
+        #if DEBUG
+        MainActor.assertIsolated("listener lists are main-actor state")
+        #endif
+    }
+
+    #if DEBUG
+    /// Entries moved by compaction so far, all lists together (debug builds; complexity tests).
+    nonisolated(unsafe) package static var elementsMoved = 0
+    #endif
+}
+
+// MARK: - Lists by key
+
+/// Listener lists by key — an application's listeners by event name.
+package final class ListenerTable<Key: Hashable>: @unchecked Sendable {
+    // Same argument as `ListenerList`: main actor only; instantaneous accesses.
+    @exclusivity(unchecked) @usableFromInline var lists: [Key: ListenerList] = [:]
+
+    /// An empty table.
+    package init() {}
+
+    /// The list for `key`, if anything was ever registered there.
+    @inlinable package func list(_ key: Key) -> ListenerList? { lists[key] }
+
+    /// The list for `key`, made on first use.
+    package func makeList(_ key: Key) -> ListenerList {
+        if let list = lists[key] { return list }
+        let list = ListenerList()
+        lists[key] = list
+        return list
+    }
+}
+
+// MARK: - The event queue
+
+/// The FIFO of events raised while another is being delivered, and the flag that says a delivery
+/// is under way. Enqueue and dequeue are O(1) amortised (a head index, compacted when the consumed
+/// part passes half the storage).
+package final class EventQueue<Event>: @unchecked Sendable {
+    // Main actor only; every access is instantaneous (reads, assignments, an append).
+    @exclusivity(unchecked) @usableFromInline var storage: [Event?] = []
+    @exclusivity(unchecked) @usableFromInline var head = 0
+    /// Whether an event is being delivered; events raised meanwhile wait in the queue.
+    @exclusivity(unchecked) @usableFromInline package var isDispatching = false
+
+    /// An empty queue.
+    package init() {}
+
+    /// Whether nothing waits.
+    @inlinable package var isEmpty: Bool { head == storage.count }
+
+    /// Appends `event`.
+    @inlinable package func enqueue(_ event: Event) {
+        storage.append(event)
+    }
+
+    /// Takes the oldest event, if any.
+    @inlinable package func dequeue() -> Event? {
+        guard head < storage.count else {
+            if head > 0 { storage.removeAll(keepingCapacity: true); head = 0 }
+            return nil
+        }
+        let event = storage[head].take()
+        head += 1
+        if head > 64, head * 2 > storage.count {
+            storage.removeFirst(head)
+            head = 0
+        }
+        return event
+    }
+}
