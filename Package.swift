@@ -58,6 +58,7 @@ let package = Package(
             path: "Benchmarks/AppKernelBenchmarks",
             swiftSettings: strictSettings),
         .testTarget(name: "AppKernelTests", dependencies: ["AppKernel", "AppKernelTesting"], swiftSettings: strictSettings),
+        .testTarget(name: "AppKernelCoreTests", dependencies: ["AppKernelCore"], swiftSettings: strictSettings),
         .testTarget(name: "AppKernelTestingTests", dependencies: ["AppKernel", "AppKernelTesting"], swiftSettings: strictSettings),
         .executableTarget(
             name: "CredentialStoreWriter",

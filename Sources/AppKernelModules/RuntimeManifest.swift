@@ -29,26 +29,6 @@ public struct ModuleClassRegistry {
     }
 }
 
-/// A runtime manifest that cannot be used: which file, where in it, and what is wrong.
-public struct ManifestError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// The manifest's file name (or the name given to data).
-    public var file: String
-    /// Where in the manifest, e.g. `services[2].dependencies[0]`; empty for the whole file.
-    public var keyPath: String
-    /// What is wrong.
-    public var problem: String
-
-    /// Creates an error.
-    public init(file: String, keyPath: String, problem: String) {
-        self.file = file
-        self.keyPath = keyPath
-        self.problem = problem
-    }
-
-    /// `file: keyPath: problem`.
-    public var description: String { keyPath.isEmpty ? "\(file): \(problem)" : "\(file): \(keyPath): \(problem)" }
-}
-
 /// mPaaS's `MobileRuntime.plist`, as JSON (a property list is accepted too):
 ///
 /// ```json
@@ -61,8 +41,9 @@ public struct ManifestError: Error, Sendable, Hashable, CustomStringConvertible 
 /// }
 /// ```
 ///
-/// Every key is checked (unknown keys are errors, so typos do not pass silently); each error
-/// names the file and the key path.
+/// Read with ``ConfigParser``, the strict reader the SDK's config files use too. Every key is
+/// checked (unknown keys are errors that list the allowed ones, so typos do not pass silently);
+/// each ``ConfigError`` names the file, the key path and, for JSON, the line and column.
 public struct RuntimeManifest: Sendable, Hashable {
     /// One micro-application: its name and its delegate class.
     public struct ApplicationEntry: Sendable, Hashable {
@@ -106,70 +87,58 @@ public struct RuntimeManifest: Sendable, Hashable {
     public var autoStartGroups: [AutoStartGroup] = []
 
     /// Reads and checks the manifest at `url` (`.json`, or `.plist`).
-    /// - Throws: ``ManifestError`` naming the file and key path.
-    public init(contentsOf url: URL) throws(ManifestError) {
-        let data: Data
-        do { data = try Data(contentsOf: url) } catch {
-            throw ManifestError(file: url.lastPathComponent, keyPath: "", problem: "cannot be read (\(error.localizedDescription))")
-        }
-        try self.init(data: data, file: url.lastPathComponent)
+    /// - Throws: ``ConfigError`` naming the file, the key path and, for JSON, the line and column.
+    public init(contentsOf url: URL) throws(ConfigError) {
+        try self.init(ConfigParser.load(contentsOf: url))
     }
 
     /// Parses and checks a manifest; `file` names it in errors (a `.plist` name, or data starting
     /// with `<?xml` or `bplist`, is read as a property list).
-    /// - Throws: ``ManifestError``.
-    public init(data: Data, file: String) throws(ManifestError) {
-        self.file = file
-        let isPlist = file.hasSuffix(".plist") || data.starts(with: Array("<?xml".utf8)) || data.starts(with: Array("bplist".utf8))
-        let root: Any
-        do {
-            root = isPlist
-                ? try PropertyListSerialization.propertyList(from: data, options: [], format: nil)
-                : try JSONSerialization.jsonObject(with: data)
-        } catch {
-            throw ManifestError(file: file, keyPath: "", problem: "is not valid \(isPlist ? "property list" : "JSON") (\(error.localizedDescription))")
-        }
-        let reader = Reader(file: file)
-        let top = try reader.object(root, at: "", allowed: ["launcher", "applications", "services", "autoStartGroups"])
-        launcher = try top["launcher"].map { value throws(ManifestError) in try reader.string(value, at: "launcher") }
+    /// - Throws: ``ConfigError`` naming the file, the key path and, for JSON, the line and column.
+    public init(data: Data, file: String) throws(ConfigError) {
+        try self.init(ConfigParser.parse(data, file: file))
+    }
+
+    /// Checks a parsed manifest: every key known, every name non-empty and unique, every name it
+    /// refers to defined in it.
+    init(_ root: ConfigValue) throws(ConfigError) {
+        file = root.file
+        try root.onlyKeys(["launcher", "applications", "services", "autoStartGroups"])
+        let launcherValue = try root.member("launcher")
+        launcher = try launcherValue?.name()
         var appNames: Set<String> = []
-        for (index, value) in try reader.array(top["applications"] ?? [Any](), at: "applications").enumerated() {
-            let path = "applications[\(index)]"
-            let entry = try reader.object(value, at: path, allowed: ["name", "delegate"])
-            let name = try reader.string(try reader.required(entry, "name", at: path), at: "\(path).name")
-            guard appNames.insert(name).inserted else { throw reader.error("\(path).name", "the application '\(name)' is listed twice") }
-            applications.append(ApplicationEntry(name: name, delegate: try reader.string(try reader.required(entry, "delegate", at: path), at: "\(path).delegate")))
+        for entry in try root.member("applications")?.array() ?? [] {
+            try entry.onlyKeys(["name", "delegate"])
+            let nameValue = try entry.required("name")
+            let name = try nameValue.name()
+            guard appNames.insert(name).inserted else { throw nameValue.error(.duplicateName, "the application '\(name)' is listed twice") }
+            applications.append(ApplicationEntry(name: name, delegate: try entry.required("delegate").name()))
         }
-        if let launcher, !appNames.contains(launcher) {
-            throw reader.error("launcher", "'\(launcher)' is not among the applications")
+        if let launcher, let launcherValue, !appNames.contains(launcher) {
+            throw launcherValue.error(.unknownReference, "'\(launcher)' is not among the applications")
         }
         var serviceNames: Set<String> = []
-        for (index, value) in try reader.array(top["services"] ?? [Any](), at: "services").enumerated() {
-            let path = "services[\(index)]"
-            let entry = try reader.object(value, at: path, allowed: ["name", "class", "lazyLoading", "dependencies", "optional"])
-            let name = try reader.string(try reader.required(entry, "name", at: path), at: "\(path).name")
-            guard serviceNames.insert(name).inserted else { throw reader.error("\(path).name", "the service '\(name)' is listed twice") }
-            let className = try reader.string(try reader.required(entry, "class", at: path), at: "\(path).class")
-            let lazy = try entry["lazyLoading"].map { value throws(ManifestError) in try reader.bool(value, at: "\(path).lazyLoading") } ?? false
-            let optional = try entry["optional"].map { value throws(ManifestError) in try reader.bool(value, at: "\(path).optional") } ?? false
+        for entry in try root.member("services")?.array() ?? [] {
+            try entry.onlyKeys(["name", "class", "lazyLoading", "dependencies", "optional"])
+            let nameValue = try entry.required("name")
+            let name = try nameValue.name()
+            guard serviceNames.insert(name).inserted else { throw nameValue.error(.duplicateName, "the service '\(name)' is listed twice") }
             var dependencies: [String] = []
-            for (position, dependency) in try reader.array(entry["dependencies"] ?? [Any](), at: "\(path).dependencies").enumerated() {
-                dependencies.append(try reader.string(dependency, at: "\(path).dependencies[\(position)]"))
-            }
-            services.append(ServiceEntry(name: name, className: className, lazyLoading: lazy, dependencies: dependencies,
+            for dependency in try entry.member("dependencies")?.array() ?? [] { dependencies.append(try dependency.name()) }
+            let optional = try entry.member("optional")?.bool() ?? false
+            services.append(ServiceEntry(name: name, className: try entry.required("class").name(),
+                                         lazyLoading: try entry.member("lazyLoading")?.bool() ?? false, dependencies: dependencies,
                                          failurePolicy: optional ? .continueWithout : .failLaunch))
         }
-        if let groups = top["autoStartGroups"] {
-            let object = try reader.object(groups, at: "autoStartGroups", allowed: nil)
+        if let groups = try root.member("autoStartGroups") {
             var grouped: [String: String] = [:]
-            for name in object.keys.sorted() {
-                let path = "autoStartGroups.\(name)"
+            for (name, list) in try groups.object().sorted(by: { $0.key < $1.key }) {
                 var members: [String] = []
-                for (position, value) in try reader.array(object[name] as Any, at: path).enumerated() {
-                    let member = try reader.string(value, at: "\(path)[\(position)]")
-                    guard serviceNames.contains(member) else { throw reader.error("\(path)[\(position)]", "'\(member)' is not among the services") }
+                for value in try list.array() {
+                    let member = try value.name()
+                    guard serviceNames.contains(member) else { throw value.error(.unknownReference, "'\(member)' is not among the services") }
                     if let other = grouped.updateValue(name, forKey: member) {
-                        throw reader.error("\(path)[\(position)]", "'\(member)' is already in the group '\(other)'")
+                        throw value.error(.duplicateName, "'\(member)' is already in the group '\(other)'")
                     }
                     members.append(member)
                 }
@@ -182,55 +151,13 @@ public struct RuntimeManifest: Sendable, Hashable {
     func group(of service: String) -> String? { autoStartGroups.first { $0.services.contains(service) }?.name }
 }
 
-/// Reads untyped JSON/plist values, naming the key path in each error.
-private struct Reader {
-    let file: String
-
-    func error(_ keyPath: String, _ problem: String) -> ManifestError { ManifestError(file: file, keyPath: keyPath, problem: problem) }
-
-    func object(_ value: Any, at keyPath: String, allowed: Set<String>?) throws(ManifestError) -> [String: Any] {
-        guard let object = value as? [String: Any] else { throw error(keyPath, "expected an object, found \(kind(of: value))") }
-        if let allowed, let unknown = object.keys.sorted().first(where: { !allowed.contains($0) }) {
-            let place = keyPath.isEmpty ? unknown : "\(keyPath).\(unknown)"
-            throw error(place, "unknown key (expected one of: \(allowed.sorted().joined(separator: ", ")))")
-        }
-        return object
-    }
-
-    func required(_ object: [String: Any], _ key: String, at keyPath: String) throws(ManifestError) -> Any {
-        guard let value = object[key] else { throw error("\(keyPath).\(key)", "is required") }
-        return value
-    }
-
-    func array(_ value: Any, at keyPath: String) throws(ManifestError) -> [Any] {
-        guard let array = value as? [Any] else { throw error(keyPath, "expected an array, found \(kind(of: value))") }
-        return array
-    }
-
-    func string(_ value: Any, at keyPath: String) throws(ManifestError) -> String {
-        guard let string = value as? String else { throw error(keyPath, "expected a string, found \(kind(of: value))") }
-        guard !string.isEmpty else { throw error(keyPath, "must not be empty") }
-        return string
-    }
-
-    func bool(_ value: Any, at keyPath: String) throws(ManifestError) -> Bool {
-        if case .bool(let flag) = JSONValue(foundationObject: value) { return flag }
-        throw error(keyPath, "expected true or false, found \(kind(of: value))")
-    }
-
-    private func kind(of value: Any) -> String {
-        switch value {
-        case is String: "a string"
-        case is [Any]: "an array"
-        case is [String: Any]: "an object"
-        case is NSNull: "null"
-        default:
-            switch JSONValue(foundationObject: value) {
-            case .bool: "a boolean"
-            case .int, .double: "a number"
-            default: "\(type(of: value))"
-            }
-        }
+extension ConfigValue {
+    /// A non-empty string: a name, a class name, a dependency.
+    /// - Throws: `wrongType`, or `invalidValue` when empty.
+    fileprivate func name() throws(ConfigError) -> String {
+        let text = try string()
+        guard !text.isEmpty else { throw error(.invalidValue, "must not be empty") }
+        return text
     }
 }
 
@@ -238,23 +165,27 @@ extension Context {
     /// Registers a manifest's launcher, micro-apps, services and auto-start groups — all or
     /// nothing: every class is resolved, every name checked against what is registered, and the
     /// service graph checked for cycles and missing dependencies, before anything is kept.
-    /// - Throws: ``ManifestError`` naming the manifest's file and key path.
-    public func load(_ manifest: RuntimeManifest, classes: ModuleClassRegistry) throws(ManifestError) {
-        func fail(_ keyPath: String, _ problem: String) -> ManifestError { ManifestError(file: manifest.file, keyPath: keyPath, problem: problem) }
+    /// - Throws: ``ConfigError`` naming the manifest's file and key path (no line: the manifest
+    ///   was parsed already): `unknownReference` for a class, or a dependency, nobody registered,
+    ///   `duplicateName` for a name registered already, `dependencyCycle`.
+    public func load(_ manifest: RuntimeManifest, classes: ModuleClassRegistry) throws(ConfigError) {
+        func fail(_ code: ConfigError.Code, _ keyPath: String, _ reason: String) -> ConfigError {
+            ConfigError(code: code, file: manifest.file, keyPath: keyPath, reason: reason)
+        }
         var appFactories: [(String, @MainActor () -> any MicroApplicationDelegate)] = []
         for (index, entry) in manifest.applications.enumerated() {
             guard let factory = classes.applications[entry.delegate] else {
-                throw fail("applications[\(index)].delegate", "no application class named '\(entry.delegate)' is registered")
+                throw fail(.unknownReference, "applications[\(index)].delegate", "no application class named '\(entry.delegate)' is registered")
             }
-            guard factories[entry.name] == nil else { throw fail("applications[\(index)].name", "an application named '\(entry.name)' is already registered") }
+            guard factories[entry.name] == nil else { throw fail(.duplicateName, "applications[\(index)].name", "an application named '\(entry.name)' is already registered") }
             appFactories.append((entry.name, factory))
         }
         var serviceFactories: [@MainActor () -> any Service] = []
         for (index, entry) in manifest.services.enumerated() {
             guard let factory = classes.services[entry.className] else {
-                throw fail("services[\(index)].class", "no service class named '\(entry.className)' is registered")
+                throw fail(.unknownReference, "services[\(index)].class", "no service class named '\(entry.className)' is registered")
             }
-            guard services.state(of: entry.name) == nil else { throw fail("services[\(index)].name", "a service named '\(entry.name)' is already registered") }
+            guard services.state(of: entry.name) == nil else { throw fail(.duplicateName, "services[\(index)].name", "a service named '\(entry.name)' is already registered") }
             serviceFactories.append(factory)
         }
         for (entry, factory) in zip(manifest.services, serviceFactories) {
@@ -269,7 +200,7 @@ extension Context {
             let keyPath = error.code == .missingDependency
                 ? "services[\(index)].dependencies[\(manifest.services[index].dependencies.firstIndex(of: error.detail) ?? 0)]"
                 : "services[\(index)].dependencies"
-            throw fail(keyPath, error.description)
+            throw fail(error.code == .missingDependency ? .unknownReference : .dependencyCycle, keyPath, error.description)
         }
         for (name, factory) in appFactories { registerApplication(named: name, delegate: factory) }
         if let launcher = manifest.launcher { launcherName = launcher }
@@ -277,8 +208,8 @@ extension Context {
     }
 
     /// Reads the manifest at `url` and loads it; see ``load(_:classes:)``.
-    /// - Throws: ``ManifestError``.
-    public func loadManifest(at url: URL, classes: ModuleClassRegistry) throws(ManifestError) {
+    /// - Throws: ``ConfigError``, from reading the file or from loading it.
+    public func loadManifest(at url: URL, classes: ModuleClassRegistry) throws(ConfigError) {
         try load(RuntimeManifest(contentsOf: url), classes: classes)
     }
 }

@@ -1,4 +1,5 @@
 import AppKernelAuth
+import AppKernelCore
 import Foundation
 
 /// The app's settings for the SDK — the Mobile SDK's `bootconfig.json` / `bootconfig.plist`.
@@ -14,7 +15,8 @@ import Foundation
 /// ```
 ///
 /// Unlike the Mobile SDK, which validates two keys and only logs a missing or unparseable file,
-/// every problem is a ``ConfigError`` naming the file, the key and (for malformed JSON) the line.
+/// every problem is a ``ConfigError`` naming the file, the key path and, for JSON, the line and
+/// column (property lists have no positions). Unknown keys are refused.
 public struct BootConfig: Sendable, Hashable {
     /// The connected app's consumer key.
     public var remoteAccessConsumerKey: String
@@ -51,23 +53,20 @@ public struct BootConfig: Sendable, Hashable {
                           reason: "neither \(fileNames.joined(separator: " nor ")) exists in \(directory.path)")
     }
 
-    /// Loads and validates one file; `.plist` files are read as property lists, others as JSON.
+    /// Loads and validates one file; `.plist` files (and data starting with `<?xml` or `bplist`)
+    /// are read as property lists, others as JSON.
+    /// - Throws: ``ConfigError`` (`unreadableFile`, `malformed`, or a key's problem).
     public static func load(contentsOf url: URL) throws(ConfigError) -> BootConfig {
-        let data: Data
-        do { data = try Data(contentsOf: url) } catch {
-            throw ConfigError(code: .unreadableFile, file: url.lastPathComponent, keyPath: "", reason: "cannot be read: \(error.localizedDescription)")
-        }
-        let root = url.pathExtension == "plist"
-            ? try ConfigValue.parsePropertyList(data, file: url.lastPathComponent)
-            : try ConfigValue.parseJSON(data, file: url.lastPathComponent)
-        return try BootConfig(root)
+        try BootConfig(ConfigParser.load(contentsOf: url))
     }
 
     /// Parses and validates JSON text (named `file` in errors).
+    /// - Throws: ``ConfigError`` with the line and column.
     public static func parse(json data: Data, file: String = "bootconfig.json") throws(ConfigError) -> BootConfig {
-        try BootConfig(ConfigValue.parseJSON(data, file: file))
+        try BootConfig(ConfigParser.parseJSON(data, file: file))
     }
 
+    /// Reads a parsed file's keys, then checks their values; errors name the value's position.
     init(_ root: ConfigValue) throws(ConfigError) {
         try root.onlyKeys(["remoteAccessConsumerKey", "oauthRedirectURI", "oauthScopes", "shouldAuthenticate", "loginHost"])
         self.init(remoteAccessConsumerKey: try root.required("remoteAccessConsumerKey").string(),
@@ -75,7 +74,7 @@ public struct BootConfig: Sendable, Hashable {
                   oauthScopes: try root.member("oauthScopes")?.strings() ?? [],
                   shouldAuthenticate: try root.member("shouldAuthenticate")?.bool() ?? true,
                   loginHost: try root.member("loginHost")?.string() ?? "https://login.salesforce.com")
-        try validate(file: root.file)
+        do { try validate(file: root.file) } catch { throw root.locating(error) }
     }
 
     /// Checks the values: a consumer key, a redirect URI with a scheme, an http(s) login host,

@@ -1,3 +1,4 @@
+import AppKernelCore
 import Foundation
 
 /// The type of a soup index — SmartStore's index types.
@@ -126,10 +127,10 @@ public enum StoreConfig {
     public static let syncsFileName = "usersyncs.json"
 
     /// Parses `{"soups": [{"soupName", "indexes": [{"path", "type"}]}]}`.
-    /// - Throws: ``ConfigError``: malformed JSON (with line), a missing key, a wrong type, an
-    ///   unknown index type, a duplicate soup name or index path — with the key path.
+    /// - Throws: ``ConfigError``: malformed JSON, a missing key, a wrong type, an unknown key or
+    ///   index type, a duplicate soup name or index path — with the key path, line and column.
     public static func parseSoups(_ data: Data, file: String = soupsFileName) throws(ConfigError) -> [SoupSpec] {
-        let root = try ConfigValue.parseJSON(data, file: file)
+        let root = try ConfigParser.parseJSON(data, file: file)
         try root.onlyKeys(["soups"])
         var soups: [SoupSpec] = []
         for entry in try root.required("soups").array() {
@@ -160,7 +161,7 @@ public enum StoreConfig {
     ///   type or merge mode, a SOQL/SOSL target without a query, a duplicate sync name, a sync whose
     ///   soup does not exist.
     public static func parseSyncs(_ data: Data, soupNames: Set<String>, file: String = syncsFileName) throws(ConfigError) -> [SyncSpec] {
-        let root = try ConfigValue.parseJSON(data, file: file)
+        let root = try ConfigParser.parseJSON(data, file: file)
         try root.onlyKeys(["syncs"])
         var syncs: [SyncSpec] = []
         for entry in try root.required("syncs").array() {
@@ -185,7 +186,7 @@ public enum StoreConfig {
                 if let query = try target.member("query") { spec.query = try query.string() }
                 if targetType == .soql || targetType == .sosl {
                     guard let query = spec.query, !query.trimmingCharacters(in: .whitespaces).isEmpty else {
-                        throw target.error(.missingKey, "a \(targetType.rawValue) target needs a query", at: "\(target.path).query")
+                        throw target.error(.missingKey, "a \(targetType.rawValue) target needs a query", at: ConfigValue.keyPath(target.keyPath, member: "query"))
                     }
                 }
             case .syncUp:

@@ -4,8 +4,9 @@ import AppKernel
 import AppKernelModules
 import AppKernelTesting
 
+/// A class, so that each test's temporary directory is removed when the test ends.
 @MainActor
-struct ManifestTests {
+final class ManifestTests {
     let trace = ModuleTrace()
     let directory: URL
 
@@ -13,6 +14,8 @@ struct ManifestTests {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("manifest-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     }
+
+    deinit { try? FileManager.default.removeItem(at: directory) }
 
     var classes: ModuleClassRegistry {
         var classes = ModuleClassRegistry()
@@ -80,24 +83,25 @@ struct ManifestTests {
         #expect(manifest.applications.map(\.delegate) == ["HomeDelegate"])
         #expect(manifest.services.map(\.lazyLoading) == [true])
         let bad = plist.replacingOccurrences(of: "<true/>", with: "<integer>1</integer>")
-        #expect(throws: ManifestError(file: "MobileRuntime.plist", keyPath: "services[0].lazyLoading", problem: "expected true or false, found a number")) {
+        #expect(throws: ConfigError(code: .wrongType, file: "MobileRuntime.plist", keyPath: "services[0].lazyLoading",
+                                    reason: "expected true or false, found a number")) {
             try RuntimeManifest(contentsOf: try write(bad, to: "MobileRuntime.plist"))
         }
     }
 
-    /// Each broken manifest and the error it gets: file, key path, problem.
-    nonisolated static let parseErrors: [(json: String, keyPath: String, problem: String)] = [
-        ("{", "", "is not valid JSON"),
+    /// Each broken manifest and the error it gets: file, key path, reason.
+    nonisolated static let parseErrors: [(json: String, keyPath: String, reason: String)] = [
+        ("{", "", "malformed JSON"),
         ("[]", "", "expected an object, found an array"),
         (#"{"launcher": 3}"#, "launcher", "expected a string, found a number"),
-        (#"{"lancher": "Home"}"#, "lancher", "unknown key (expected one of: applications, autoStartGroups, launcher, services)"),
+        (#"{"lancher": "Home"}"#, "lancher", "unknown key 'lancher'; expected one of applications, autoStartGroups, launcher, services"),
         (#"{"launcher": "Home"}"#, "launcher", "'Home' is not among the applications"),
         (#"{"applications": {}}"#, "applications", "expected an array, found an object"),
-        (#"{"applications": [{"delegate": "HomeDelegate"}]}"#, "applications[0].name", "is required"),
+        (#"{"applications": [{"delegate": "HomeDelegate"}]}"#, "applications[0].name", "the required key 'name' is missing"),
         (#"{"applications": [{"name": "", "delegate": "D"}]}"#, "applications[0].name", "must not be empty"),
-        (#"{"applications": [{"name": "A", "delegate": "D", "mode": 1}]}"#, "applications[0].mode", "unknown key (expected one of: delegate, name)"),
+        (#"{"applications": [{"name": "A", "delegate": "D", "mode": 1}]}"#, "applications[0].mode", "unknown key 'mode'; expected one of delegate, name"),
         (#"{"applications": [{"name": "A", "delegate": "D"}, {"name": "A", "delegate": "E"}]}"#, "applications[1].name", "the application 'A' is listed twice"),
-        (#"{"services": [{"name": "s"}]}"#, "services[0].class", "is required"),
+        (#"{"services": [{"name": "s"}]}"#, "services[0].class", "the required key 'class' is missing"),
         (#"{"services": [{"name": "s", "class": "C", "lazyLoading": "yes"}]}"#, "services[0].lazyLoading", "expected true or false, found a string"),
         (#"{"services": [{"name": "s", "class": "C", "lazyLoading": 1}]}"#, "services[0].lazyLoading", "expected true or false, found a number"),
         (#"{"services": [{"name": "s", "class": "C", "dependencies": [null]}]}"#, "services[0].dependencies[0]", "expected a string, found null"),
@@ -109,21 +113,64 @@ struct ManifestTests {
 
     @Test(arguments: parseErrors.indices)
     func everyParseErrorNamesTheFileAndKeyPath(index: Int) throws {
-        let (json, keyPath, problem) = Self.parseErrors[index]
+        let (json, keyPath, reason) = Self.parseErrors[index]
         let url = try write(json)
-        let error = #expect(throws: ManifestError.self) { try RuntimeManifest(contentsOf: url) }
+        let error = #expect(throws: ConfigError.self) { try RuntimeManifest(contentsOf: url) }
         #expect(error?.file == "MobileRuntime.json")
         #expect(error?.keyPath == keyPath)
-        #expect(error?.problem.hasPrefix(problem) == true, "\(error?.problem ?? "")")
+        #expect(error?.reason.hasPrefix(reason) == true, "\(error?.reason ?? "")")
+    }
+
+    @Test func aBrokenJSONManifestNamesTheLineAndColumn() throws {
+        let lazy = Self.complete.replacingOccurrences(of: #""lazyLoading": true"#, with: #""lazyLoading": "yes""#)
+        let error = #expect(throws: ConfigError.self) { try RuntimeManifest(contentsOf: try write(lazy)) }
+        #expect(error == ConfigError(code: .wrongType, file: "MobileRuntime.json", keyPath: "services[2].lazyLoading", line: 8, column: 60,
+                                     reason: "expected true or false, found a string"))
+        #expect(error?.description == "MobileRuntime.json:8:60: services[2].lazyLoading: expected true or false, found a string")
+        let trailingComma = Self.complete.replacingOccurrences(of: #""dependencies": ["session"], "optional": true }"#,
+                                                               with: #""dependencies": ["session"], "optional": true },"#)
+        let malformed = #expect(throws: ConfigError.self) { try RuntimeManifest(contentsOf: try write(trailingComma)) }
+        #expect(malformed?.description == "MobileRuntime.json:10:3: malformed JSON: unexpected character ']'")
+        let launcher = #expect(throws: ConfigError.self) {
+            try RuntimeManifest(data: Data(Self.complete.replacingOccurrences(of: #""launcher": "Home""#, with: #""launcher": "Away""#).utf8),
+                                file: "MobileRuntime.json")
+        }
+        #expect(launcher?.description == "MobileRuntime.json:2:15: launcher: 'Away' is not among the applications")
+        #expect(launcher?.code == .unknownReference)
+    }
+
+    @Test func aPlistManifestWithAWrongTypeNamesTheKeyPath() throws {
+        let plist = """
+        <?xml version="1.0" encoding="UTF-8"?>
+        <!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
+        <plist version="1.0"><dict>
+          <key>services</key><array><dict><key>name</key><string>geo</string><key>class</key><string>GeoService</string>
+            <key>dependencies</key><array><string>keychain</string><integer>2</integer></array></dict></array>
+        </dict></plist>
+        """
+        let error = #expect(throws: ConfigError.self) { try RuntimeManifest(contentsOf: try write(plist, to: "MobileRuntime.plist")) }
+        #expect(error == ConfigError(code: .wrongType, file: "MobileRuntime.plist", keyPath: "services[0].dependencies[1]",
+                                     reason: "expected a string, found a number"))
+        #expect(error?.line == nil, "property lists give no positions")
+    }
+
+    @Test func anUnknownKeyListsTheAllowedKeys() throws {
+        let typo = Self.complete.replacingOccurrences(of: #""lazyLoading": false"#, with: #""lazyLoad": false"#)
+        let error = #expect(throws: ConfigError.self) { try RuntimeManifest(contentsOf: try write(typo)) }
+        #expect(error?.code == .unknownKey)
+        #expect(error?.keyPath == "services[1].lazyLoad")
+        #expect(error?.reason == "unknown key 'lazyLoad'; expected one of class, dependencies, lazyLoading, name, optional")
+        #expect(error?.line == 7)
     }
 
     @Test func aMissingFileIsNamed() {
-        let error = #expect(throws: ManifestError.self) { try RuntimeManifest(contentsOf: directory.appendingPathComponent("Absent.json")) }
+        let error = #expect(throws: ConfigError.self) { try RuntimeManifest(contentsOf: directory.appendingPathComponent("Absent.json")) }
         #expect(error?.file == "Absent.json")
-        #expect(error?.problem.hasPrefix("cannot be read") == true)
+        #expect(error?.code == .unreadableFile)
+        #expect(error?.reason.hasPrefix("cannot be read") == true)
     }
 
-    nonisolated static let loadErrors: [(json: String, keyPath: String, problem: String)] = [
+    nonisolated static let loadErrors: [(json: String, keyPath: String, reason: String)] = [
         (#"{"applications": [{"name": "A", "delegate": "NoSuchDelegate"}]}"#, "applications[0].delegate", "no application class named 'NoSuchDelegate' is registered"),
         (#"{"services": [{"name": "s", "class": "NoSuchService"}]}"#, "services[0].class", "no service class named 'NoSuchService' is registered"),
         (#"{"services": [{"name": "s", "class": "GeoService", "dependencies": ["ghost"]}]}"#, "services[0].dependencies[0]",
@@ -136,17 +183,17 @@ struct ManifestTests {
 
     @Test(arguments: loadErrors.indices)
     func aManifestThatCannotLoadRegistersNothing(index: Int) throws {
-        let (json, keyPath, problem) = Self.loadErrors[index]
+        let (json, keyPath, reason) = Self.loadErrors[index]
         let context = try context()
         context.registerApplication(named: "Existing") { RecordingApp(name: "Existing", trace: ModuleTrace()) }
         context.services.register(named: "existing") { LoggingService("existing", log: ModuleTrace()) }
         let valid = #"{"name": "Home", "delegate": "HomeDelegate"}, "#
         let withValidApp = json.replacingOccurrences(of: #""applications": ["#, with: #""applications": ["# + valid)
-        let error = #expect(throws: ManifestError.self) {
+        let error = #expect(throws: ConfigError.self) {
             try context.load(try RuntimeManifest(data: Data(withValidApp.utf8), file: "MobileRuntime.json"), classes: classes)
         }
         let shifted = keyPath.replacingOccurrences(of: "applications[0]", with: "applications[1]")
-        #expect(error?.description == "MobileRuntime.json: \(shifted): \(problem)")
+        #expect(error?.description == "MobileRuntime.json: \(shifted): \(reason)")
         #expect(context.registeredApplicationNames == ["Existing"], "nothing half-registered")
         #expect(context.services.registeredNames == ["existing"])
         #expect(context.launcherName == nil)
