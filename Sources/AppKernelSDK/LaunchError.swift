@@ -1,45 +1,4 @@
 import AppKernel
-import AppKernelAuth
-
-/// What a launch did — the Mobile SDK's `SFSDKLaunchAction` bit set.
-public struct LaunchFlags: OptionSet, Sendable, Hashable, CustomStringConvertible {
-    /// The flags' bits.
-    public let rawValue: Int
-    /// Creates flags from bits.
-    public init(rawValue: Int) { self.rawValue = rawValue }
-
-    /// The user logged in during this launch.
-    public static let authenticated = LaunchFlags(rawValue: 1 << 0)
-    /// A user was already logged in.
-    public static let alreadyAuthenticated = LaunchFlags(rawValue: 1 << 1)
-    /// Login was skipped (`shouldAuthenticate` is false: deferred login).
-    public static let authBypassed = LaunchFlags(rawValue: 1 << 2)
-    /// The app passcode was verified.
-    public static let passcodeVerified = LaunchFlags(rawValue: 1 << 3)
-
-    /// The set flags' names.
-    public var description: String {
-        let names = [(LaunchFlags.authenticated, "authenticated"), (.alreadyAuthenticated, "alreadyAuthenticated"),
-                     (.authBypassed, "authBypassed"), (.passcodeVerified, "passcodeVerified")]
-        return "[" + names.filter { contains($0.0) }.map(\.1).joined(separator: ", ") + "]"
-    }
-}
-
-/// One phase's run, on the application's clock (`end` and `duration` are set once it finished).
-public typealias PhaseTiming = PhaseEngine<LaunchPhase>.Record
-
-/// What a successful launch produced.
-public struct LaunchResult: Sendable, Hashable {
-    /// What happened.
-    public var flags: LaunchFlags
-    /// The current user after the launch (`nil` with deferred login).
-    public var currentUser: UserAccount?
-    /// Each phase's start and end.
-    public var timeline: [PhaseTiming]
-}
-
-/// Where the manager's launch is: `idle`, `running(phase)`, `finished`, `failed(phase)`.
-public typealias LaunchState = PhaseEngine<LaunchPhase>.State
 
 /// A launch that failed: the phase, the hook if a hook failed, and the cause. The launch
 /// stopped there; the window keeps its placeholder; `launch()` can be called again.
@@ -105,24 +64,5 @@ public struct LaunchError: Error, CustomStringConvertible {
         case .alreadyRunning:
             return "a launch is already running; wait for it (launchState) instead of starting another."
         }
-    }
-}
-
-/// Why the shared manager could not be set up.
-public struct SDKManagerError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// The class registered first.
-    public var registered: String
-    /// The class that asked later.
-    public var requested: String
-
-    /// Creates an error.
-    public init(registered: String, requested: String) {
-        self.registered = registered
-        self.requested = requested
-    }
-
-    /// What went wrong and what to do.
-    public var description: String {
-        "SDKManager.shared is already an instance of \(registered); \(requested).initializeSDK() came too late. Call initializeSDK() once, on the most derived manager class, before anything uses SDKManager.shared."
     }
 }
