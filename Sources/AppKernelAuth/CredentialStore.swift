@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -246,17 +247,15 @@ public struct FileCredentialStore: CredentialStore {
 }
 
 /// A store that keeps accounts in memory: for tests and for apps that must not persist tokens.
-public final class InMemoryCredentialStore: CredentialStore, @unchecked Sendable {
-    // `@unchecked Sendable`: every access to `contents` goes through `lock`.
-    private let lock = NSLock()
-    private var contents = CredentialStoreContents()
+public final class InMemoryCredentialStore: CredentialStore {
+    private let contents = Mutex(CredentialStoreContents())
 
     /// Creates an empty store.
     public init() {}
 
     /// Keeps the account.
     public func save(_ account: UserAccount) throws(CredentialStoreError) {
-        lock.withLock {
+        contents.withLock { contents in
             contents.accounts.removeAll { $0.identity == account.identity }
             contents.accounts.append(account)
             contents.accounts.sort { ($0.identity.orgID, $0.identity.userID) < ($1.identity.orgID, $1.identity.userID) }
@@ -265,17 +264,17 @@ public final class InMemoryCredentialStore: CredentialStore, @unchecked Sendable
 
     /// Forgets the account.
     public func delete(_ identity: UserAccountIdentity) throws(CredentialStoreError) {
-        lock.withLock { contents.accounts.removeAll { $0.identity == identity } }
+        contents.withLock { $0.accounts.removeAll { $0.identity == identity } }
     }
 
     /// Keeps the current user.
     public func saveCurrentUser(_ identity: UserAccountIdentity?) throws(CredentialStoreError) {
-        lock.withLock { contents.currentUser = identity }
+        contents.withLock { $0.currentUser = identity }
     }
 
     /// Returns what it keeps.
     public func load() throws(CredentialStoreError) -> CredentialStoreContents {
-        lock.withLock { contents }
+        contents.withLock { $0 }
     }
 }
 

@@ -1,5 +1,6 @@
 import AppKernelAuth
 import Foundation
+import Synchronization
 
 /// A stored passcode: a salted PBKDF2-HMAC-SHA256 hash, never the passcode itself.
 public struct PasscodeRecord: Sendable, Hashable, Codable {
@@ -20,16 +21,14 @@ public protocol PasscodeStore: Sendable {
 }
 
 /// Keeps the passcode record in memory.
-public final class InMemoryPasscodeStore: PasscodeStore, @unchecked Sendable {
-    // `@unchecked Sendable`: `record` is only read and written under `lock`.
-    private let lock = NSLock()
-    private var record: PasscodeRecord?
+public final class InMemoryPasscodeStore: PasscodeStore {
+    private let record = Mutex<PasscodeRecord?>(nil)
     /// Creates an empty store.
     public init() {}
     /// The stored record.
-    public func load() -> PasscodeRecord? { lock.withLock { record } }
+    public func load() -> PasscodeRecord? { record.withLock { $0 } }
     /// Stores the record.
-    public func save(_ record: PasscodeRecord?) throws { lock.withLock { self.record = record } }
+    public func save(_ record: PasscodeRecord?) throws { self.record.withLock { $0 = record } }
 }
 
 /// Asks the user for the passcode — the app's passcode screen; tests script the answers.

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 import AppKernelAuth
 
@@ -17,16 +18,16 @@ struct TokenClientTests {
     }
 
     @Test func refreshSendsAStrictlyEncodedFormAndKeepsTheOldRefreshToken() async throws {
-        let sent = LockedBox<HTTPRequest?>(nil)
-        let tokens = client(body: #"{"access_token":"new","instance_url":"https://na1.salesforce.com","id":"https://login.salesforce.com/id/00D/005","issued_at":1278448832702,"token_type":"Bearer","scope":"api"}"#) {
-            sent.set($0)
+        let sent = Mutex<HTTPRequest?>(nil)
+        let tokens = client(body: #"{"access_token":"new","instance_url":"https://na1.salesforce.com","id":"https://login.salesforce.com/id/00D/005","issued_at":1278448832702,"token_type":"Bearer","scope":"api"}"#) { request in
+            sent.withLock { $0 = request }
         }
         let fresh = try await tokens.refresh(credentials)
         #expect(fresh.accessToken == "new")
         #expect(fresh.refreshToken == "r+1")
         #expect(fresh.issuedAt == 1_278_448_832_702, "a numeric issued_at is read too")
         #expect(fresh.communityURL == credentials.communityURL, "community details carry over")
-        let request = try #require(sent.value)
+        let request = try #require(sent.withLock { $0 })
         #expect(request.method == "POST")
         #expect(request.url.absoluteString == "https://login.salesforce.com/services/oauth2/token")
         #expect(request.headers["Content-Type"] == "application/x-www-form-urlencoded")
@@ -75,14 +76,4 @@ struct TokenClientTests {
         #expect(response.location(relativeTo: URL(string: "https://login.salesforce.com/services/oauth2/authorize")!)?.absoluteString
                 == "https://login.salesforce.com/login?x=1")
     }
-}
-
-/// A value shared with a `@Sendable` closure in a test.
-final class LockedBox<Value>: @unchecked Sendable {
-    // `@unchecked Sendable`: `value` is only read and written under `lock`.
-    private let lock = NSLock()
-    private var stored: Value
-    init(_ value: Value) { stored = value }
-    var value: Value { lock.withLock { stored } }
-    func set(_ value: Value) { lock.withLock { stored = value } }
 }

@@ -6,7 +6,7 @@ import AppKernelTesting
 
 @MainActor
 struct ContextBootLoaderTests {
-    let log = ModuleTrace()
+    let log = CallLog()
     let clock = TestClock()
 
     func services(_ context: Context) {

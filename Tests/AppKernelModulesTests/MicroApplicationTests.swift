@@ -6,13 +6,13 @@ import AppKernelTesting
 /// A micro-app delegate that logs every callback and answers the questions as told.
 @MainActor final class RecordingApp: MicroApplicationDelegate {
     let name: String
-    let trace: ModuleTrace
+    let trace: CallLog
     var shouldStart = true
     var shouldTerminate = true
     var allowsMultiple = false
     var launchModeOverride: LaunchMode?
 
-    init(name: String, trace: ModuleTrace) {
+    init(name: String, trace: CallLog) {
         self.name = name
         self.trace = trace
     }
@@ -50,7 +50,7 @@ import AppKernelTesting
 
 @MainActor
 struct MicroApplicationTests {
-    let trace = ModuleTrace()
+    let trace = CallLog()
     let host = SimulatedHost()
     var delegates: [String: RecordingApp] = [:]
 
@@ -88,7 +88,7 @@ struct MicroApplicationTests {
         #expect(made == 0)
         #expect(!context.startApplication("Nope", params: [:], animated: false))
         #expect(context.lastRefusal == "no application named 'Nope' is registered")
-        #expect(!context.registerApplication(named: "Home") { RecordingApp(name: "again", trace: ModuleTrace()) })
+        #expect(!context.registerApplication(named: "Home") { RecordingApp(name: "again", trace: CallLog()) })
         #expect(context.lastRefusal == "an application named 'Home' is already registered")
         #expect(context.application.diagnostics.map(\.description) == ["[moduleRefused] context: no application named 'Nope' is registered",
                                                                       "[moduleRefused] context: an application named 'Home' is already registered"])

@@ -4,11 +4,12 @@ import AppKernel
 import AppKernelModules
 import AppKernelTesting
 
-@MainActor final class ModuleTrace { var lines: [String] = [] }
+/// The modules tests' name for the shared call log (ServiceTests and ManifestTests use it).
+typealias ModuleTrace = CallLog
 
 @MainActor final class NamedApp: MicroApplicationDelegate {
-    let name: String; let trace: ModuleTrace
-    init(name: String, trace: ModuleTrace) { self.name = name; self.trace = trace }
+    let name: String; let trace: CallLog
+    init(name: String, trace: CallLog) { self.name = name; self.trace = trace }
     func rootController(in application: MicroApplication) -> any RootController { PlaceholderController() }
     func applicationWillPause(_ application: MicroApplication) { trace.lines.append("\(name).willPause") }
     func application(_ application: MicroApplication, willResumeWithOptions options: [String: String]) {
@@ -18,7 +19,7 @@ import AppKernelTesting
 }
 
 @MainActor @Test func contractStartingAnAppOnTheStackPopsAboveItAndResumesIt() throws {
-    let trace = ModuleTrace()
+    let trace = CallLog()
     let host = SimulatedHost()
     let app = try host.launch(delegate: DefaultApplicationDelegate())
     let context = Context(application: app)

@@ -4,10 +4,8 @@ import AppKernel
 import AppKernelSDK
 import AppKernelTesting
 
-@MainActor final class PhaseTrace { var lines: [String] = [] }
-
 @MainActor final class TracingManager: SDKManager {
-    let trace = PhaseTrace()
+    let trace = CallLog()
     override func run(_ phase: LaunchPhase) async throws {
         trace.lines.append("\(phase)")
         try await super.run(phase)

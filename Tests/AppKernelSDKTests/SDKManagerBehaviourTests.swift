@@ -3,6 +3,7 @@ import Testing
 import AppKernel
 import AppKernelAuth
 @_spi(Testing) import AppKernelSDK
+import AppKernelSDKTesting
 import AppKernelTesting
 
 @MainActor

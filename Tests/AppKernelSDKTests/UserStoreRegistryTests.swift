@@ -3,6 +3,7 @@ import Testing
 import AppKernel
 import AppKernelAuth
 import AppKernelSDK
+import AppKernelSDKTesting
 
 @MainActor
 struct UserStoreRegistryTests {

@@ -152,11 +152,11 @@ struct BackgroundTaskTests {
 @MainActor
 struct CompletionTests {
     let clock = TestClock()
-    let log = Log()
+    let log = CallLog()
 
     @Test func aRemoteNotificationReturnsTheResultTheAppReported() async throws {
         let host = SimulatedHost(clock: clock)
-        let app = try host.launch(delegate: LoggingAppDelegate(log: log))
+        let app = try host.launch(delegate: RecordingApplicationDelegate(log: log))
         #expect(try await host.deliverRemoteNotification(samplePayload) == .newData)
         await #expect(throws: ApplicationError.self, "the system fetches only for apps in the background") {
             try await host.performBackgroundFetch()
@@ -166,14 +166,14 @@ struct CompletionTests {
 
     @Test func aFetchInTheBackgroundReturnsTheAppsAnswer() async throws {
         let host = SimulatedHost(clock: clock)
-        try host.launch(delegate: LoggingAppDelegate(log: log))
+        try host.launch(delegate: RecordingApplicationDelegate(log: log))
         try host.moveToBackground()
         #expect(try await host.performBackgroundFetch() == .newData)
     }
 
     @Test func aNotificationWakesASuspendedAppWhichSuspendsAgainAfterAnsweringAndTheGracePeriod() async throws {
         let host = SimulatedHost(clock: clock)
-        let delegate = LoggingAppDelegate(log: log)
+        let delegate = RecordingApplicationDelegate(log: log)
         delegate.fetchAnswer = nil
         let app = try host.launch(delegate: delegate)
         try host.moveToBackground()
@@ -194,9 +194,9 @@ struct CompletionTests {
     }
 
     /// A launched app whose delegate keeps the completion handler of a push it was sent.
-    func pushAwaitingAnAnswer() throws -> (Application, LoggingAppDelegate, Completion<BackgroundFetchResult>) {
+    func pushAwaitingAnAnswer() throws -> (Application, RecordingApplicationDelegate, Completion<BackgroundFetchResult>) {
         let host = SimulatedHost(clock: clock)
-        let delegate = LoggingAppDelegate(log: log)
+        let delegate = RecordingApplicationDelegate(log: log)
         delegate.fetchAnswer = nil
         let app = try host.launch(delegate: delegate)
         let completion = Completion<BackgroundFetchResult>(event: "push", fallback: .failed)
@@ -229,7 +229,7 @@ struct CompletionTests {
 
     @Test func theHostsAwaitEndsAtTheDeadlineWhenTheAppNeverAnswers() async throws {
         let host = SimulatedHost(clock: clock)
-        let delegate = LoggingAppDelegate(log: log)
+        let delegate = RecordingApplicationDelegate(log: log)
         delegate.fetchAnswer = nil
         try host.launch(delegate: delegate)
         try host.moveToBackground()
@@ -245,7 +245,7 @@ struct CompletionTests {
 
     @Test func aQuickActionCompletionAnswersOnceAndDefaultsToFalse() async throws {
         let host = SimulatedHost(clock: clock, configuration: ApplicationConfiguration(usesScenes: false))
-        let delegate = LoggingAppDelegate(log: log)
+        let delegate = RecordingApplicationDelegate(log: log)
         delegate.shortcutAnswer = nil
         let app = try host.launch(delegate: delegate)
         let completion = Completion<Bool>(event: "performShortcutItem", fallback: false)
@@ -274,11 +274,11 @@ struct CompletionTests {
 
 @MainActor
 struct RemoteNotificationRegistrationTests {
-    let log = Log()
+    let log = CallLog()
 
     @Test func theHostAnswersARegistrationTheAppAskedFor() throws {
         let host = SimulatedHost()
-        let app = try host.launch(delegate: LoggingAppDelegate(log: log))
+        let app = try host.launch(delegate: RecordingApplicationDelegate(log: log))
         log.lines.removeAll()
         let error = #expect(throws: ApplicationError.self) {
             try host.completeRemoteNotificationRegistration(deviceToken: Data([1]))

@@ -5,7 +5,7 @@ import AppKernelTesting
 
 @MainActor
 struct BootLoaderTests {
-    let log = Log()
+    let log = CallLog()
     let clock = TestClock()
 
     @Test func theDefaultPhasesMirrorMPaaS() {
@@ -35,7 +35,7 @@ struct BootLoaderTests {
         loader.addPhase("one") { _ in log.lines.append("one") }
         loader.addPhase("two") { _ in log.lines.append("two") }
         let host = SimulatedHost(clock: clock)
-        let app = try host.launch(delegate: LoggingAppDelegate(log: log), bootLoader: loader)
+        let app = try host.launch(delegate: RecordingApplicationDelegate(log: log), bootLoader: loader)
         #expect(log.lines.prefix(4) == ["app.willFinishLaunching", "app.didFinishLaunching", "one", "two"])
         #expect(loader.state == .finished)
         #expect(app.isFullyLoaded)
@@ -51,7 +51,7 @@ struct BootLoaderTests {
         let loader = BootLoader(includingDefaultPhases: false)
         loader.addPhase("boot") { _ in log.lines.append("boot") }
         let host = SimulatedHost(clock: clock, traceOptions: .all)
-        let app = try host.launch(delegate: LoggingAppDelegate(log: log), bootLoader: loader, inBackground: true)
+        let app = try host.launch(delegate: RecordingApplicationDelegate(log: log), bootLoader: loader, inBackground: true)
         #expect(loader.state == .idle)
         #expect(!app.isFullyLoaded)
         try host.moveToForeground()
@@ -69,7 +69,7 @@ struct BootLoaderTests {
         let loader = BootLoader(includingDefaultPhases: false)
         loader.addPhase("boot") { _ in log.lines.append("boot") }
         let host = SimulatedHost(clock: clock)
-        let app = try host.launch(delegate: LoggingAppDelegate(log: log), bootLoader: loader, inBackground: true)
+        let app = try host.launch(delegate: RecordingApplicationDelegate(log: log), bootLoader: loader, inBackground: true)
         let stop = app.hooks.handle(.didBecomeActive) { _ in .return }
         try host.moveToForeground()
         #expect(loader.state == .idle)
@@ -85,7 +85,7 @@ struct BootLoaderTests {
         }
         let loader = BootLoader()
         let host = SimulatedHost(clock: clock)
-        let app = try host.launch(delegate: LoggingAppDelegate(log: log), interface: Refusing(), bootLoader: loader)
+        let app = try host.launch(delegate: RecordingApplicationDelegate(log: log), interface: Refusing(), bootLoader: loader)
         #expect(app.state == .active, "the system still shows the app")
         try host.moveToBackground()
         try host.moveToForeground()
@@ -204,7 +204,7 @@ struct BootLoaderTests {
 
     @Test func theWindowPhasesKeepAWindowTheDelegateMade() throws {
         final class WindowDelegate: ApplicationDelegate {
-            let root = LoggingRootController()
+            let root = RecordingRootController()
             func application(_ application: Application, didFinishLaunchingWithOptions options: LaunchOptions) -> Bool {
                 let window = Window()
                 window.rootController = root

@@ -7,9 +7,9 @@ import AppKernelTesting
 /// When it stops an event that carries a completion handler with `.return`, it answers the
 /// handler itself — it took the event over.
 @MainActor final class ScriptedInterface: FrameworkInterface {
-    let log: Log
+    let log: CallLog
     var results: [String: HookResult] = [:]
-    init(log: Log) { self.log = log }
+    init(log: CallLog) { self.log = log }
 
     private func decide(_ method: String) -> HookResult {
         log.lines.append("hook.\(method)")
@@ -112,7 +112,7 @@ enum EventAnswer: Equatable {
 
 @MainActor
 struct FrameworkInterfaceTests {
-    let log = Log()
+    let log = CallLog()
     let clock = TestClock()
 
     /// Sends the event of `method` to a launched app without scenes; returns its answer and, for
@@ -150,7 +150,7 @@ struct FrameworkInterfaceTests {
     func continueReachesListenersAndTheDelegate(_ testCase: InterfaceCase) async throws {
         let interface = ScriptedInterface(log: log)
         let host = SimulatedHost(clock: clock, configuration: ApplicationConfiguration(usesScenes: false))
-        let app = try host.launch(delegate: LoggingAppDelegate(log: log), interface: interface)
+        let app = try host.launch(delegate: RecordingApplicationDelegate(log: log), interface: interface)
         app.registerForRemoteNotifications()
         var heard: [LifecycleEvent.Name] = []
         let token = app.addListener { heard.append($0.name) }
@@ -175,11 +175,11 @@ struct FrameworkInterfaceTests {
         let host = SimulatedHost(clock: clock, configuration: ApplicationConfiguration(usesScenes: false))
         let app: Application
         if testCase.method == "handleDidFinishLaunching" {
-            app = try host.launch(delegate: LoggingAppDelegate(log: log), interface: interface)
+            app = try host.launch(delegate: RecordingApplicationDelegate(log: log), interface: interface)
             #expect(log.lines.prefix(3) == ["app.willFinishLaunching", "hook.beforeDidFinishLaunching", "hook.handleDidFinishLaunching"])
             #expect(!log.lines.contains("hook.afterDidFinishLaunching"))
         } else {
-            app = try host.launch(delegate: LoggingAppDelegate(log: log), interface: interface)
+            app = try host.launch(delegate: RecordingApplicationDelegate(log: log), interface: interface)
             app.registerForRemoteNotifications()
             let token = app.addListener { heard.append($0.name) }
             log.lines.removeAll()
@@ -206,7 +206,7 @@ struct FrameworkInterfaceTests {
             let interface = ScriptedInterface(log: log)
             interface.results[method] = result
             var launchAnswer: Bool?
-            let delegate = LoggingAppDelegate(log: log)
+            let delegate = RecordingApplicationDelegate(log: log)
             delegate.launchAnswer = !expected   // the stop's answer must win over the delegate's
             delegate.openAnswer = !expected
             delegate.activityAnswer = !expected
@@ -237,7 +237,7 @@ struct FrameworkInterfaceTests {
         interface.results["didReceiveRemoteNotification"] = result
         interface.results["applicationDidReceiveMemoryWarning"] = result
         let host = SimulatedHost(clock: clock, configuration: ApplicationConfiguration(usesScenes: false))
-        try host.launch(delegate: LoggingAppDelegate(log: log), interface: interface)
+        try host.launch(delegate: RecordingApplicationDelegate(log: log), interface: interface)
         log.lines.removeAll()
         #expect(try await host.deliverRemoteNotification(samplePayload) == .newData)
         try host.sendMemoryWarning()
@@ -246,7 +246,7 @@ struct FrameworkInterfaceTests {
 
     @Test func aHookThatTakesACompletionOverButNeverAnswersIsAnsweredAtTheDeadline() async throws {
         let host = SimulatedHost(clock: clock)
-        let app = try host.launch(delegate: LoggingAppDelegate(log: log))
+        let app = try host.launch(delegate: RecordingApplicationDelegate(log: log))
         let token = app.hooks.handle(.didReceiveRemoteNotification) { _ in .return }   // takes it over, forgets to answer
         let completion = Completion<BackgroundFetchResult>(event: "push", fallback: .failed)
         try host.send(.remoteNotification(samplePayload, completion: completion))
@@ -266,7 +266,7 @@ struct FrameworkInterfaceTests {
             }
         }
         let host = SimulatedHost(configuration: ApplicationConfiguration(usesScenes: false))
-        try host.launch(delegate: LoggingAppDelegate(log: log), interface: Rewriter())
+        try host.launch(delegate: RecordingApplicationDelegate(log: log), interface: Rewriter())
         log.lines.removeAll()
         #expect(try host.open(URL.literal("myapp://v1/item"), options: OpenURLOptions(sourceApplication: "com.example.mail")))
         #expect(log.lines == ["app.open(myapp://v2/item)"])

@@ -16,12 +16,12 @@ enum Phase: String, HookPoint {
 
 @MainActor
 struct HookRegistryTests {
-    let log = Log()
+    let log = CallLog()
     let clock = TestClock()
 
     func launched(_ configuration: ApplicationConfiguration = ApplicationConfiguration()) throws -> (SimulatedHost, Application) {
         let host = SimulatedHost(clock: clock, configuration: configuration)
-        let app = try host.launch(delegate: LoggingAppDelegate(log: log))
+        let app = try host.launch(delegate: RecordingApplicationDelegate(log: log))
         log.lines.removeAll()
         return (host, app)
     }
@@ -118,7 +118,7 @@ struct HookRegistryTests {
         let host = SimulatedHost(clock: clock)
         let loader = BootLoader()
         loader.addPhase("record") { _ in self.log.lines.append("bootloader.record") }
-        let app = Application(delegate: LoggingAppDelegate(log: log), bootLoader: loader, clock: clock)
+        let app = Application(delegate: RecordingApplicationDelegate(log: log), bootLoader: loader, clock: clock)
         var errors: [String] = []
         app.hookErrorHandler = { errors.append("\($0.point)/\($0.hook)") }
         kept.append(app.hooks.before(.didFinishLaunching, label: "loadFlags") { _ in throw Boom() })

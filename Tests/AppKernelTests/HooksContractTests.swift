@@ -4,12 +4,10 @@ import Foundation
 import AppKernel
 import AppKernelTesting
 
-@MainActor final class HookTrace { var lines: [String] = [] }
-
 @MainActor final class ContractInterface: FrameworkInterface {
-    let trace: HookTrace
+    let trace: CallLog
     var launchResult: HookResult = .continue
-    init(trace: HookTrace) { self.trace = trace }
+    init(trace: CallLog) { self.trace = trace }
     func application(_ application: Application, beforeDidFinishLaunchingWithOptions options: LaunchOptions) {
         trace.lines.append("before")
     }
@@ -25,8 +23,8 @@ import AppKernelTesting
 }
 
 @MainActor final class PlainDelegate: ApplicationDelegate {
-    let trace: HookTrace
-    init(trace: HookTrace) { self.trace = trace }
+    let trace: CallLog
+    init(trace: CallLog) { self.trace = trace }
     func application(_ application: Application, didFinishLaunchingWithOptions options: LaunchOptions) -> Bool {
         trace.lines.append("app.didFinishLaunching"); return true
     }
@@ -34,7 +32,7 @@ import AppKernelTesting
 }
 
 @MainActor @Test func contractContinueRunsDelegateThenBootLoaderThenAfter() throws {
-    let trace = HookTrace()
+    let trace = CallLog()
     let loader = BootLoader()
     loader.addPhase("record") { _ in trace.lines.append("bootloader.record") }
     let host = SimulatedHost()
@@ -43,7 +41,7 @@ import AppKernelTesting
 }
 
 @MainActor @Test func contractReturnYesAnswersAtOnceAndSkipsTheRest() throws {
-    let trace = HookTrace()
+    let trace = CallLog()
     let interface = ContractInterface(trace: trace)
     interface.launchResult = .returnYes
     let loader = BootLoader()
@@ -54,10 +52,10 @@ import AppKernelTesting
 }
 
 @MainActor @Test func contractReturnStopsListenersAndDelegate() throws {
-    let trace = HookTrace()
+    let trace = CallLog()
     let host = SimulatedHost()
     let app = try host.launch(delegate: PlainDelegate(trace: trace), interface: ContractInterface(trace: trace))
-    let heard = HookTrace()
+    let heard = CallLog()
     let token = app.addListener(for: .willResignActive) { _ in heard.lines.append("listener") }
     try host.deactivate()
     #expect(trace.lines.last == "hook.willResignActive")
@@ -68,8 +66,8 @@ import AppKernelTesting
 
 @MainActor @Test func contractOpenURLHandlerCanRewriteTheURL() throws {
     let host = SimulatedHost()
-    let app = try host.launch(delegate: PlainDelegate(trace: HookTrace()))
-    let seen = HookTrace()
+    let app = try host.launch(delegate: PlainDelegate(trace: CallLog()))
+    let seen = CallLog()
     let rewrite = app.hooks.handle(.openURL) { request in
         request.url = URL(string: "myapp://rewritten")!
         return .continue

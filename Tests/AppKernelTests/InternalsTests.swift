@@ -64,7 +64,7 @@ struct InternalsTests {
     @Test func terminationForgetsTimersTasksAndPendingCompletions() async throws {
         let clock = TestClock()
         let host = SimulatedHost(clock: clock)
-        let delegate = LoggingAppDelegate(log: Log())
+        let delegate = RecordingApplicationDelegate(log: CallLog())
         delegate.fetchAnswer = nil
         let app = try host.launch(delegate: delegate)
         try host.moveToBackground()

@@ -5,7 +5,7 @@ import AppKernelTesting
 
 @MainActor
 struct LaunchTests {
-    let log = Log()
+    let log = CallLog()
     let clock = TestClock()
 
     func host(usesScenes: Bool = true) -> SimulatedHost {
@@ -14,11 +14,11 @@ struct LaunchTests {
 
     @Test func sceneAppGetsTheLaunchURLInTheFirstScenesConnectionOptionsOnly() throws {
         let host = host()
-        let delegate = LoggingAppDelegate(log: log)
+        let delegate = RecordingApplicationDelegate(log: log)
         let app = try host.launch(delegate: delegate, options: LaunchOptions(url: sampleURL, sourceApplication: "com.example.mail"))
         #expect(log.take() == ["app.willFinishLaunching", "app.didFinishLaunching", "app.configurationForConnecting(scene-1)",
                                "scene-1.willConnect", "scene-1.willEnterForeground", "scene-1.didBecomeActive"])
-        let sceneDelegate = try #require(app.connectedScenes.first?.delegate as? LoggingSceneDelegate)
+        let sceneDelegate = try #require(app.connectedScenes.first?.delegate as? RecordingSceneDelegate)
         #expect(sceneDelegate.connectionOptions?.urlContexts == [OpenURLContext(url: sampleURL, options: OpenURLOptions(sourceApplication: "com.example.mail"))])
         #expect(sceneDelegate.connectionOptions?.sourceApplication == "com.example.mail")
         #expect(app.launchOptions.url == sampleURL)
@@ -26,9 +26,9 @@ struct LaunchTests {
 
     @Test func sceneAppGetsActivityAndShortcutInConnectionOptions() throws {
         let host = host()
-        let app = try host.launch(delegate: LoggingAppDelegate(log: log),
+        let app = try host.launch(delegate: RecordingApplicationDelegate(log: log),
                                   options: LaunchOptions(shortcutItem: sampleShortcut, userActivity: sampleActivity))
-        let options = try #require((app.connectedScenes.first?.delegate as? LoggingSceneDelegate)?.connectionOptions)
+        let options = try #require((app.connectedScenes.first?.delegate as? RecordingSceneDelegate)?.connectionOptions)
         #expect(options.shortcutItem == sampleShortcut)
         #expect(options.userActivities == [sampleActivity])
         #expect(!log.lines.contains { $0.contains("performAction") || $0.contains("continue(") })
@@ -36,21 +36,21 @@ struct LaunchTests {
 
     @Test func appWithoutScenesGetsTheLaunchURLAfterDidFinishAndBeforeDidBecomeActive() throws {
         let host = host(usesScenes: false)
-        let app = try host.launch(delegate: LoggingAppDelegate(log: log), options: LaunchOptions(url: sampleURL))
+        let app = try host.launch(delegate: RecordingApplicationDelegate(log: log), options: LaunchOptions(url: sampleURL))
         #expect(app.state == .active)
         #expect(log.take() == ["app.willFinishLaunching", "app.didFinishLaunching", "app.open(myapp://item/42)", "app.didBecomeActive"])
     }
 
     @Test func appWithoutScenesGetsLaunchActivityAndShortcut() throws {
         let host = host(usesScenes: false)
-        try host.launch(delegate: LoggingAppDelegate(log: log),
+        try host.launch(delegate: RecordingApplicationDelegate(log: log),
                         options: LaunchOptions(shortcutItem: sampleShortcut, userActivity: sampleActivity))
         #expect(log.take() == ["app.willFinishLaunching", "app.didFinishLaunching", "app.continue(com.example.view)",
                                "app.performAction(com.example.new)", "app.didBecomeActive"])
     }
 
     @Test func launchCallbackAnsweringFalseRefusesTheLaunchURL() throws {
-        let delegate = LoggingAppDelegate(log: log)
+        let delegate = RecordingApplicationDelegate(log: log)
         delegate.launchAnswer = false
         let app = Application(delegate: delegate, clock: clock, configuration: ApplicationConfiguration(usesScenes: false))
         let response = try app.handle(.launch(LaunchOptions(url: sampleURL, shortcutItem: sampleShortcut), inBackground: false))
@@ -67,14 +67,14 @@ struct LaunchTests {
         #expect(LaunchOptions(url: sampleURL, remoteNotification: samplePayload, backgroundFetch: true).reasons
                 == [.url, .remoteNotification, .backgroundFetch])
         let host = host()
-        let delegate = LoggingAppDelegate(log: log)
+        let delegate = RecordingApplicationDelegate(log: log)
         try host.launch(delegate: delegate, options: LaunchOptions(location: true), inBackground: true)
         #expect(delegate.launchOptionsSeen.map(\.location) == [true])
     }
 
     @Test func backgroundLaunchForASilentPushDeliversItAndSuspendsAfterTheGracePeriod() async throws {
         let host = host()
-        let app = try host.launch(delegate: LoggingAppDelegate(log: log),
+        let app = try host.launch(delegate: RecordingApplicationDelegate(log: log),
                                   options: LaunchOptions(remoteNotification: samplePayload), inBackground: true)
         #expect(app.state == .background)
         #expect(app.connectedScenes.isEmpty)
@@ -88,7 +88,7 @@ struct LaunchTests {
 
     @Test func backgroundLaunchForAFetchPerformsIt() async throws {
         let host = host()
-        let app = try host.launch(delegate: LoggingAppDelegate(log: log), options: LaunchOptions(backgroundFetch: true), inBackground: true)
+        let app = try host.launch(delegate: RecordingApplicationDelegate(log: log), options: LaunchOptions(backgroundFetch: true), inBackground: true)
         #expect(log.take() == ["app.willFinishLaunching", "app.didFinishLaunching", "app.performFetch"])
         #expect(await app.launchCompletion?.value() == .newData)
         #expect(app.launchCompletion?.answeredByApp == true)
@@ -96,7 +96,7 @@ struct LaunchTests {
 
     @Test func backgroundLaunchRefusedByTheDelegateDeliversNothing() throws {
         let host = host()
-        let delegate = LoggingAppDelegate(log: log)
+        let delegate = RecordingApplicationDelegate(log: log)
         delegate.launchAnswer = false
         let app = try host.launch(delegate: delegate, options: LaunchOptions(remoteNotification: samplePayload), inBackground: true)
         #expect(log.take() == ["app.willFinishLaunching", "app.didFinishLaunching"])
@@ -105,7 +105,7 @@ struct LaunchTests {
 
     @Test func firstForegroundAfterABackgroundLaunchConnectsASceneAndPublishesWillEnterForeground() throws {
         let host = host()
-        let app = try host.launch(delegate: LoggingAppDelegate(log: log), inBackground: true)
+        let app = try host.launch(delegate: RecordingApplicationDelegate(log: log), inBackground: true)
         var heard: [String] = []
         let token = app.addListener { heard.append($0.description) }
         log.lines.removeAll()
@@ -120,9 +120,9 @@ struct LaunchTests {
 
     @Test func launchingARunningAppAgainIsRefused() throws {
         let host = host()
-        let app = try host.launch(delegate: LoggingAppDelegate(log: log))
+        let app = try host.launch(delegate: RecordingApplicationDelegate(log: log))
         log.lines.removeAll()
-        let error = #expect(throws: ApplicationError.self) { try host.launch(delegate: LoggingAppDelegate(log: log)) }
+        let error = #expect(throws: ApplicationError.self) { try host.launch(delegate: RecordingApplicationDelegate(log: log)) }
         #expect(error?.code == .alreadyLaunched)
         #expect(host.application === app)
         #expect(log.lines.isEmpty)
@@ -130,9 +130,9 @@ struct LaunchTests {
 
     @Test func relaunchAfterTerminationStartsANewApplication() throws {
         let host = host()
-        let first = try host.launch(delegate: LoggingAppDelegate(log: log))
+        let first = try host.launch(delegate: RecordingApplicationDelegate(log: log))
         try host.terminate()
-        let second = try host.launch(delegate: LoggingAppDelegate(log: log))
+        let second = try host.launch(delegate: RecordingApplicationDelegate(log: log))
         #expect(first !== second)
         #expect(first.state == .terminated)
         #expect(second.state == .active)

@@ -5,11 +5,11 @@ import AppKernelTesting
 
 @MainActor
 struct ListenerTests {
-    let log = Log()
+    let log = CallLog()
     let host = SimulatedHost()
 
     @Test func typedListenersHearTheirEventBeforeTheDelegate() throws {
-        let app = try host.launch(delegate: LoggingAppDelegate(log: log))
+        let app = try host.launch(delegate: RecordingApplicationDelegate(log: log))
         let background = app.addListener(for: .didEnterBackground) { [log] app in log.lines.append("listener.didEnterBackground(\(app.state))") }
         let scene = app.addListener(for: .sceneDidEnterBackground) { [log] scene in log.lines.append("listener.\(scene.id).didEnterBackground") }
         let warning = app.addListener(for: .didReceiveMemoryWarning) { [log] _ in log.lines.append("listener.memoryWarning") }
@@ -22,7 +22,7 @@ struct ListenerTests {
     }
 
     @Test func listenersReceiveTheEventsPayload() throws {
-        let app = try host.launch(delegate: LoggingAppDelegate(log: log))
+        let app = try host.launch(delegate: RecordingApplicationDelegate(log: log))
         var urls: [URL] = []
         var activities: [String] = []
         var shortcuts: [String] = []
@@ -158,7 +158,7 @@ struct ListenerTests {
 
     @Test func anEventRaisedDuringDeliveryIsQueuedAndDeliveredAfterItFIFO() throws {
         let host = SimulatedHost(traceOptions: .all)
-        let app = try host.launch(delegate: LoggingAppDelegate(log: log))
+        let app = try host.launch(delegate: RecordingApplicationDelegate(log: log))
         var heard: [String] = []
         var responses: [SystemResponse] = []
         // A listener of didBecomeActive asks for a memory warning, then for the background: both
@@ -216,7 +216,7 @@ struct ListenerTests {
     }
 
     @Test func pipelineObserversSeeEveryStepInOrder() throws {
-        let app = Application(delegate: LoggingAppDelegate(log: log), clock: TestClock())
+        let app = Application(delegate: RecordingApplicationDelegate(log: log), clock: TestClock())
         var steps: [String] = []
         let token = app.addPipelineObserver { stage, event in steps.append("\(stage)|\(event.name.rawValue)") }
         try app.handle(.launch(LaunchOptions(), inBackground: false))

@@ -5,12 +5,12 @@ import AppKernelTesting
 
 @MainActor
 struct SceneTests {
-    let log = Log()
+    let log = CallLog()
     let host = SimulatedHost(traceOptions: .all)
 
     /// Launches with one scene and connects a second; both active.
     func twoScenes() throws -> (Application, Scene, Scene) {
-        let app = try host.launch(delegate: LoggingAppDelegate(log: log))
+        let app = try host.launch(delegate: RecordingApplicationDelegate(log: log))
         let second = try #require(try host.connectScene())
         log.lines.removeAll()
         host.trace.clear()
@@ -130,7 +130,7 @@ struct SceneTests {
     }
 
     @Test func backgroundConnectionLeavesTheSceneInTheBackground() throws {
-        let app = try host.launch(delegate: LoggingAppDelegate(log: log), inBackground: true)
+        let app = try host.launch(delegate: RecordingApplicationDelegate(log: log), inBackground: true)
         log.lines.removeAll()
         let scene = try #require(try host.connectScene(inForeground: false))
         #expect(scene.activationState == .background)
@@ -140,14 +140,14 @@ struct SceneTests {
 
     @Test func anAppWithOneSceneRefusesASecond() throws {
         let host = SimulatedHost(configuration: ApplicationConfiguration(supportsMultipleScenes: false))
-        try host.launch(delegate: LoggingAppDelegate(log: log))
+        try host.launch(delegate: RecordingApplicationDelegate(log: log))
         let error = #expect(throws: ApplicationError.self) { try host.connectScene() }
         #expect(error?.code == .multipleScenesNotSupported)
     }
 
     @Test func anAppWithoutScenesRefusesSceneEvents() throws {
         let host = SimulatedHost(configuration: ApplicationConfiguration(usesScenes: false))
-        let app = try host.launch(delegate: LoggingAppDelegate(log: log))
+        let app = try host.launch(delegate: RecordingApplicationDelegate(log: log))
         #expect(app.connectedScenes.isEmpty)
         let error = #expect(throws: ApplicationError.self) { try host.connectScene() }
         #expect(error?.code == .scenesNotSupported)
@@ -183,21 +183,21 @@ struct SceneTests {
     }
 
     @Test func aURLWithNoSceneConnectsOneWithTheURLInItsOptions() throws {
-        let app = try host.launch(delegate: LoggingAppDelegate(log: log), inBackground: true)
+        let app = try host.launch(delegate: RecordingApplicationDelegate(log: log), inBackground: true)
         log.lines.removeAll()
         #expect(try host.open(sampleURL, options: OpenURLOptions(sourceApplication: "com.example.web")))
         #expect(log.take() == ["app.configurationForConnecting(scene-1)", "scene-1.willConnect",
                                "scene-1.willEnterForeground", "scene-1.didBecomeActive"])
-        let options = try #require((app.connectedScenes.first?.delegate as? LoggingSceneDelegate)?.connectionOptions)
+        let options = try #require((app.connectedScenes.first?.delegate as? RecordingSceneDelegate)?.connectionOptions)
         #expect(options.urlContexts.map(\.url) == [sampleURL])
         #expect(options.sourceApplication == "com.example.web")
     }
 
     @Test func activitiesAndShortcutsWithNoSceneConnectOne() async throws {
-        _ = try host.launch(delegate: LoggingAppDelegate(log: log), inBackground: true)
+        _ = try host.launch(delegate: RecordingApplicationDelegate(log: log), inBackground: true)
         #expect(try host.continueUserActivity(sampleActivity))
         let again = SimulatedHost()
-        _ = try again.launch(delegate: LoggingAppDelegate(log: log), inBackground: true)
+        _ = try again.launch(delegate: RecordingApplicationDelegate(log: log), inBackground: true)
         #expect(try await again.performShortcutItem(sampleShortcut))
         #expect(again.application?.connectedScenes.count == 1)
     }
@@ -213,7 +213,7 @@ struct SceneTests {
     @Test func terminatingASuspendedAppEndsItSilently() async throws {
         let clock = TestClock()
         let host = SimulatedHost(clock: clock)
-        let app = try host.launch(delegate: LoggingAppDelegate(log: log))
+        let app = try host.launch(delegate: RecordingApplicationDelegate(log: log))
         try host.moveToBackground()
         await clock.advance(by: .seconds(5))
         #expect(app.state == .suspended)
@@ -231,11 +231,11 @@ struct SceneTests {
 @MainActor
 struct WindowTests {
     @Test func theRootControllerAppearsWhenTheWindowIsShownAndDisappearsWithTheScene() throws {
-        let log = Log()
+        let log = CallLog()
         let host = SimulatedHost()
-        let app = try host.launch(delegate: LoggingAppDelegate(log: log))
+        let app = try host.launch(delegate: RecordingApplicationDelegate(log: log))
         let scene = try #require(app.connectedScenes.first)
-        let delegate = try #require(scene.delegate as? LoggingSceneDelegate)
+        let delegate = try #require(scene.delegate as? RecordingSceneDelegate)
         let window = try #require(delegate.window)
         #expect(scene.windows.count == 1)
         #expect(scene.keyWindow === window)
@@ -258,7 +258,7 @@ struct WindowTests {
         window.makeKeyAndVisible()
         #expect(placeholder.isVisible)
         #expect(window.isKeyWindow)
-        let content = LoggingRootController()
+        let content = RecordingRootController()
         window.rootController = content
         #expect(!placeholder.isVisible)
         #expect(content.appearances == ["willAppear", "didAppear"])

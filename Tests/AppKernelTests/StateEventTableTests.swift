@@ -175,9 +175,9 @@ let appLevelTable: [StateEventRow] = {
 }()
 
 @MainActor
-private func makeApplication(in state: ApplicationState, usesScenes: Bool) throws -> (Application, Log) {
-    let log = Log()
-    let app = Application(delegate: LoggingAppDelegate(log: log), clock: TestClock(),
+private func makeApplication(in state: ApplicationState, usesScenes: Bool) throws -> (Application, CallLog) {
+    let log = CallLog()
+    let app = Application(delegate: RecordingApplicationDelegate(log: log), clock: TestClock(),
                           configuration: ApplicationConfiguration(usesScenes: usesScenes))
     app.registerForRemoteNotifications()
     switch state {

@@ -1,17 +1,17 @@
 import Foundation
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// A value behind a lock that closures on other threads can share.
-/// `@unchecked Sendable`: every access to `value` goes through `lock`.
-public final class Locked<Value>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value: Value
+/// A value behind a `Mutex` that closures on other threads can share (a class, so that they
+/// share one mutex).
+public final class Locked<Value: Sendable>: Sendable {
+    private let mutex: Mutex<Value>
     /// Wraps `value`.
-    public init(_ value: Value) { self.value = value }
+    public init(_ value: Value) { mutex = Mutex(value) }
     /// Runs `body` with the value, under the lock.
-    public func withLock<Result>(_ body: (inout Value) -> Result) -> Result { lock.withLock { body(&value) } }
+    public func withLock<Result: Sendable>(_ body: (inout Value) -> Result) -> Result { mutex.withLock { body(&$0) } }
 }
 
 /// Runs one of the package's executables (built next to the test bundle) and collects what it

@@ -1,0 +1,95 @@
+import AppKernel
+import AppKernelAuth
+import AppKernelSDK
+import Foundation
+
+/// An account manager with scripted logins, in memory: hand it to an `SDKManager` in place of a
+/// `UserAccountManager`.
+///
+/// Accounts are made by ``account(_:org:)`` from a user id alone. ``logIn(config:flow:loginHint:makeCurrent:)``
+/// takes its outcome from ``loginQueue``; switching and logging out tell observers, as the real
+/// manager does (`willSwitch`/`didSwitch`, `willLogout`/`didLogout`).
+///
+/// ```swift
+/// let accounts = FakeAccountManager()
+/// accounts.add("005A")                       // signed in already
+/// accounts.loginQueue = [.success("005B")]   // the next login
+/// ```
+@MainActor
+public final class FakeAccountManager: AccountManaging {
+    /// Every account, ordered by user id.
+    public var allAccounts: [UserAccount] = []
+    /// The current user, if any.
+    public var currentIdentity: UserAccountIdentity?
+    /// The outcomes of the next logins, first first: the user id to log in as, or the error to
+    /// throw. With none left, a login fails with `OAuthError.serverError("access_denied")`.
+    public var loginQueue: [Result<String, any Error>] = []
+    /// How many logins were asked for.
+    public var loginCount = 0
+    /// The configuration of every login asked for, oldest first.
+    public var logins: [OAuthConfig] = []
+    private let observers = ObserverList<AccountEvent>()
+
+    /// Creates a manager with no accounts.
+    public init() {}
+
+    /// The current user's account.
+    public var currentAccount: UserAccount? { allAccounts.first { $0.identity == currentIdentity } }
+
+    /// The account of `user` in `org`, on `login.salesforce.com`, with tokens named after the
+    /// user (`token-<user>`, `refresh-<user>`).
+    public static func account(_ user: String, org: String = "00DORG") -> UserAccount {
+        UserAccount(credentials: Credentials(accessToken: "token-\(user)", refreshToken: "refresh-\(user)",
+                                             instanceURL: URL(string: "https://na1.salesforce.com")!,
+                                             identityURL: URL(string: "https://login.salesforce.com/id/\(org)/\(user)")!,
+                                             userID: user, orgID: org),
+                    loginHost: URL(string: "https://login.salesforce.com")!, clientID: "3MVG9-test")
+    }
+
+    /// Adds the account of `user` (see ``account(_:org:)``) and, if `current`, makes it current
+    /// without telling observers.
+    public func add(_ user: String, current: Bool = true) {
+        allAccounts.append(Self.account(user))
+        allAccounts.sort { $0.identity.userID < $1.identity.userID }
+        if current { currentIdentity = Self.account(user).identity }
+    }
+
+    /// Counts the login, yields once, then logs in as the next user of ``loginQueue`` and
+    /// switches to them — or throws the queued error.
+    public func logIn(config: OAuthConfig, flow: AuthorizationRequest.Flow, loginHint: String?, makeCurrent: Bool) async throws -> UserAccount {
+        loginCount += 1
+        logins.append(config)
+        await Task.yield()
+        guard !loginQueue.isEmpty else { throw OAuthError.serverError(code: "access_denied", description: "no scripted login") }
+        let user = try loginQueue.removeFirst().get()
+        add(user, current: false)
+        try switchTo(Self.account(user).identity)
+        return Self.account(user)
+    }
+
+    /// Makes `identity` current, telling observers `willSwitch` then `didSwitch` (nothing if it
+    /// is current already).
+    public func switchTo(_ identity: UserAccountIdentity?) throws(CredentialStoreError) {
+        guard identity != currentIdentity else { return }
+        let previous = currentIdentity
+        deliver(.willSwitch(from: previous, to: identity))
+        currentIdentity = identity
+        deliver(.didSwitch(from: previous, to: identity))
+    }
+
+    /// Removes the account, telling observers `willLogout` then `didLogout`; nobody is current
+    /// after if it was.
+    public func logout(_ identity: UserAccountIdentity, reason: LogoutReason) async {
+        deliver(.willLogout(identity, reason))
+        allAccounts.removeAll { $0.identity == identity }
+        if currentIdentity == identity { currentIdentity = nil }
+        deliver(.didLogout(identity, reason))
+    }
+
+    /// Observes account events until the token is dropped or cancelled.
+    public func observe(_ handler: @escaping @MainActor (AccountEvent) -> Void) -> ListenerToken {
+        observers.add(handler)
+    }
+
+    private func deliver(_ event: AccountEvent) { observers.notify(event) }
+}
