@@ -7,6 +7,12 @@
 // Everything here is touched on the main actor only. The types are not actor-isolated so that the
 // per-listener loop carries no executor check; debug builds check the isolation instead
 // (`checkIsolation()`).
+//
+// The types below the token are `@_spi(AppKernelInternals) public` with `package` members, not
+// `package` types: Swift 6.3 does not inline or specialise the `@inlinable` members of a
+// `package` type in another module, and the kernel's delivery loop lives in `AppKernel`. The SPI
+// keeps them out of every client that does not ask for `AppKernelInternals` (and out of the docs);
+// nothing in them is callable outside the package (DESIGN.md, "Performance internals").
 
 // MARK: - The token
 
@@ -85,15 +91,15 @@ public final class ListenerToken {
 /// What a listener list calls. Subclasses carry the closure with its exact type, so delivery
 /// needs no existential casts.
 @MainActor
-package class ListenerHandler {
+@_spi(AppKernelInternals) public class ListenerHandler {
     package init() {}
 }
 
 /// A listener receiving one payload type.
 @MainActor
-package final class PayloadHandler<Payload>: ListenerHandler {
+@_spi(AppKernelInternals) public final class PayloadHandler<Payload>: ListenerHandler {
     /// The listener's closure.
-    package let call: @MainActor (Payload) -> Void
+    @usableFromInline package let call: @MainActor (Payload) -> Void
     /// Wraps a closure.
     package init(_ call: @escaping @MainActor (Payload) -> Void) {
         self.call = call
@@ -115,7 +121,7 @@ package final class PayloadHandler<Payload>: ListenerHandler {
 /// deinit is main-actor isolated). The stored properties are `@exclusivity(unchecked)`: no access
 /// to them spans a call that could reach them again — the counter is updated around the call, not
 /// during it, and `handler` is read into a local before the call.
-package final class ListenerEntry: @unchecked Sendable {
+@_spi(AppKernelInternals) public final class ListenerEntry: @unchecked Sendable {
     @exclusivity(unchecked) @usableFromInline var handler: Unmanaged<ListenerHandler>?
     @exclusivity(unchecked) @usableFromInline var callsInProgress = 0
     /// Whether the token was cancelled or dropped.
@@ -166,7 +172,7 @@ package final class ListenerEntry: @unchecked Sendable {
 /// cancelling N listeners one by one costs O(N), not O(N²). Delivery works on a snapshot:
 /// listeners added during a delivery hear the next one; a listener cancelled during a delivery
 /// hears nothing more, at once.
-package final class ListenerList: @unchecked Sendable {
+@_spi(AppKernelInternals) public final class ListenerList: @unchecked Sendable {
     // `@unchecked Sendable` and `@exclusivity(unchecked)`: only touched on the main actor (checked
     // in debug builds); every access below is instantaneous (a read, a copy, an append, an
     // assignment) or a `removeAll(where:)` whose predicate reads a flag and releases nothing —
@@ -270,7 +276,7 @@ package final class ListenerList: @unchecked Sendable {
 // MARK: - Lists by key
 
 /// Listener lists by key — an application's listeners by event name.
-package final class ListenerTable<Key: Hashable>: @unchecked Sendable {
+@_spi(AppKernelInternals) public final class ListenerTable<Key: Hashable>: @unchecked Sendable {
     // Same argument as `ListenerList`: main actor only; instantaneous accesses.
     @exclusivity(unchecked) @usableFromInline var lists: [Key: ListenerList] = [:]
 
@@ -294,7 +300,7 @@ package final class ListenerTable<Key: Hashable>: @unchecked Sendable {
 /// The FIFO of events raised while another is being delivered, and the flag that says a delivery
 /// is under way. Enqueue and dequeue are O(1) amortised (a head index, compacted when the consumed
 /// part passes half the storage).
-package final class EventQueue<Event>: @unchecked Sendable {
+@_spi(AppKernelInternals) public final class EventQueue<Event>: @unchecked Sendable {
     // Main actor only; every access is instantaneous (reads, assignments, an append).
     @exclusivity(unchecked) @usableFromInline var storage: [Event?] = []
     @exclusivity(unchecked) @usableFromInline var head = 0

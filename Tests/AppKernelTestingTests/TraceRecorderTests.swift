@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+@_spi(AppKernelInternals) import AppKernelCore
 @testable import AppKernel
 import AppKernelTesting
 

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+@_spi(AppKernelInternals) import AppKernelCore
 import AppKernel
 import AppKernelTesting
 

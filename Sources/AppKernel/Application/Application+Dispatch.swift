@@ -1,3 +1,4 @@
+@_spi(AppKernelInternals) import AppKernelCore
 import Foundation
 
 /// What waits in the application's queue: a system event, or a decision of the system's own.
@@ -45,6 +46,7 @@ extension Application {
     }
 
     private func drainQueue() {
+        guard !dispatch.isEmpty else { return }
         while let event = dispatch.dequeue() { run(event) }
     }
 

@@ -1,3 +1,5 @@
+@_spi(AppKernelInternals) import AppKernelCore
+
 /// How a pass through the pipeline ended.
 enum Delivery<Result> {
     /// Listeners and the delegate heard the event; the delegate answered this.

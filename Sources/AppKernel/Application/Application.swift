@@ -1,3 +1,4 @@
+@_spi(AppKernelInternals) import AppKernelCore
 import Foundation
 
 /// The centralized point of control for a running app — UIKit's `UIApplication`.

@@ -1,4 +1,3 @@
-import Synchronization
 
 /// A sequence of named phases run in order — the one phase engine of AppKernel. mPaaS's
 /// ``BootLoader`` is an engine with six phases; the SDK manager's launch (AppKernelSDK) is an
@@ -183,7 +182,7 @@ public final class PhaseEngine<Phase: HookPoint> {
         let failure = await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<PhaseError?, Never>) in
                 start(payload, hooks: hooks, application: application, only: only, now: now) { continuation.resume(returning: $0) }
-                cancellation.set { [weak self] in self?.cancel() }
+                cancellation.set { Task { @MainActor [weak self] in self?.cancel() } }
             }
         } onCancel: {
             cancellation.fire()
@@ -386,28 +385,5 @@ public struct PhaseError: Error, CustomStringConvertible {
         case .cancelled: return "\(place) was cancelled."
         case .alreadyRunning: return "the \(engine) phases are already running; wait for them instead of starting another run."
         }
-    }
-}
-
-/// Lets a cancellation handler (any thread) reach the main-actor engine.
-private final class CancellationRelay: Sendable {
-    private let state = Mutex<(action: (@MainActor @Sendable () -> Void)?, fired: Bool)>((nil, false))
-
-    /// Sets what a cancellation does; runs it at once if the cancellation came first.
-    @MainActor func set(_ action: @escaping @MainActor @Sendable () -> Void) {
-        let fired = state.withLock { state -> Bool in
-            state.action = action
-            return state.fired
-        }
-        if fired { action() }
-    }
-
-    /// Cancels: on the main actor, now or when the action is set.
-    func fire() {
-        let action = state.withLock { state -> (@MainActor @Sendable () -> Void)? in
-            state.fired = true
-            return state.action
-        }
-        if let action { Task { @MainActor in action() } }
     }
 }

@@ -1,4 +1,3 @@
-import Synchronization
 
 /// Decides the race between a piece of async work and its deadline timer: whichever calls
 /// ``settle()`` first wins, and the timer is cancelled. The BootLoader's async phases and the
@@ -36,40 +35,23 @@ extension Application {
     /// application's clock. When the deadline passes first, the task is cancelled and the result
     /// is `nil`; when the waiting task is cancelled, so is `body`'s.
     package func run<T: Sendable>(withDeadline deadline: Duration, _ body: @escaping @MainActor () async -> T) async -> T? {
-        let work = TaskHandle()
+        let work = CancellationRelay()
         return await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<T?, Never>) in
                 let race = DeadlineRace()
-                work.set(Task { @MainActor in
+                let task = Task { @MainActor in
                     let value = await body()
                     if race.settle() { continuation.resume(returning: value) }
-                })
+                }
+                work.set { task.cancel() }
                 race.timer = scheduleTimer(after: deadline) {
                     guard race.settle() else { return }
-                    work.cancel()
+                    work.fire()
                     continuation.resume(returning: nil)
                 }
             }
         } onCancel: {
-            work.cancel()
+            work.fire()
         }
-    }
-}
-
-/// A task reachable from a cancellation handler on any thread.
-final class TaskHandle: Sendable {
-    private let task = Mutex<Task<Void, Never>?>(nil)
-    private let cancelled = Mutex(false)
-
-    /// Keeps `task`; cancels it at once if cancellation came first.
-    func set(_ newTask: Task<Void, Never>) {
-        task.withLock { $0 = newTask }
-        if cancelled.withLock({ $0 }) { newTask.cancel() }
-    }
-
-    /// Cancels the task (now, or as soon as it is set).
-    func cancel() {
-        cancelled.withLock { $0 = true }
-        task.withLock { $0 }?.cancel()
     }
 }
