@@ -93,7 +93,8 @@ final class Driver {
 
     /// Waits for the SDK manager's launch and the root controller's first load.
     private func waitForLaunch() async -> Bool {
-        await manager.automaticLaunch?.value
+        // Ready: launched, and the SDK manager's launch (a launch gate) has finished or failed.
+        guard await host.waitUntilReady() else { return false }
         guard manager.launchState == .finished else {
             Console.say("the launch did not complete: \(manager.lastError.map { "\($0)" } ?? "\(manager.launchState)")")
             return false

@@ -102,6 +102,9 @@ public final class ProcessHost {
     private let state = SharedBox()
     private var sources: [any DispatchSourceSignal] = []
     private var terminated: CheckedContinuation<Void, Never>?
+    /// Whether the host got as far as `READY=1`; `nil` until it is decided.
+    private var readiness: Bool?
+    private var readinessWaiters: [CheckedContinuation<Bool, Never>] = []
     private var stepObserver: ListenerToken?
     private var backgroundTasks: [Task<Void, Never>] = []
     private let launchArguments: LaunchArguments
@@ -153,12 +156,13 @@ public final class ProcessHost {
 
     /// Launches the application and serves it until it terminates; returns the exit status (0).
     public func run() async -> Int32 {
-        installSignalHandlers()
+        await installSignalHandlers()
         let launchStart = application.uptime
         do {
             try application.handle(.launch(launchArguments.options, inBackground: launchArguments.inBackground))
         } catch {
             configuration.log.log(.error, "the launch was refused: \(error)")
+            settleReadiness(false)
             return 2
         }
         // Ready once every launch gate (the SDK manager's launch, say) has opened.
@@ -166,6 +170,7 @@ public final class ProcessHost {
         timeline.finish(at: application.uptime)
         exportTimeline(launchStart: launchStart)
         systemd?.notify("READY=1")
+        settleReadiness(true)
         systemd?.notify("STATUS=running")
         configuration.log.log(.info, "launched (\(application.state)) in \(application.uptime - launchStart)")
         startWatchdog()
@@ -178,18 +183,60 @@ public final class ProcessHost {
         return 0
     }
 
+    /// Waits until the host has launched the application and every launch gate has opened — the
+    /// moment it reports `READY=1` to systemd. Code that drives a running app (a script, a REPL)
+    /// starts here rather than guessing when ``run()`` has got that far.
+    ///
+    /// ```swift
+    /// Task { if await host.waitUntilReady() { print("ready:", host.application.state) } }
+    /// let status = await host.run()
+    /// ```
+    /// - Returns: `true` when the app is ready; `false` when the launch was refused.
+    public func waitUntilReady() async -> Bool {
+        if let readiness { return readiness }
+        return await withCheckedContinuation { readinessWaiters.append($0) }
+    }
+
+    private func settleReadiness(_ ready: Bool) {
+        readiness = ready
+        for waiter in readinessWaiters { waiter.resume(returning: ready) }
+        readinessWaiters.removeAll()
+    }
+
     // MARK: Signals
 
-    private func installSignalHandlers() {
+    /// Installs a dispatch source per mapped signal and returns once all are registered.
+    ///
+    /// Dispatch registers a source asynchronously, after `resume()`; until then the signal is
+    /// ignored (`SIG_IGN`, so that it cannot kill the process) and one sent meanwhile is lost. The
+    /// host therefore launches only when every source is registered: a signal sent after the
+    /// first callback is always delivered.
+    private func installSignalHandlers() async {
         let queue = DispatchQueue(label: "appkernel.signals")
         let reference = HostReference(self)
+        let registered = DispatchGroup()
         for (number, action) in configuration.signalActions.sorted(by: { $0.key < $1.key }) {
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
             source.setEventHandler(handler: Self.signalHandler(number, action: action, state: state, host: reference))
+            registered.enter()
+            source.setRegistrationHandler(handler: Self.leaving(registered))
             source.resume()
             sources.append(source)
         }
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            registered.notify(queue: queue, execute: Self.resuming(continuation))
+        }
+    }
+
+    /// Dispatch calls these on its own queue: they are made outside the main actor, so they
+    /// carry no main-actor isolation to check there.
+    nonisolated private static func leaving(_ group: DispatchGroup) -> @Sendable () -> Void {
+        { group.leave() }
+    }
+
+    nonisolated private static func resuming(_ continuation: CheckedContinuation<Void, Never>) -> @Sendable () -> Void {
+        { continuation.resume() }
     }
 
     /// The handler of one signal, made outside the main actor: it runs on the signal queue (a

@@ -7,7 +7,7 @@ import AppKernelTesting
 /// A class, so that each test's temporary directory is removed when the test ends.
 @MainActor
 final class ManifestTests {
-    let trace = ModuleTrace()
+    let trace = CallLog()
     let directory: URL
 
     init() throws {
@@ -185,8 +185,8 @@ final class ManifestTests {
     func aManifestThatCannotLoadRegistersNothing(index: Int) throws {
         let (json, keyPath, reason) = Self.loadErrors[index]
         let context = try context()
-        context.registerApplication(named: "Existing") { RecordingApp(name: "Existing", trace: ModuleTrace()) }
-        context.services.register(named: "existing") { LoggingService("existing", log: ModuleTrace()) }
+        context.registerApplication(named: "Existing") { RecordingApp(name: "Existing", trace: CallLog()) }
+        context.services.register(named: "existing") { LoggingService("existing", log: CallLog()) }
         let valid = #"{"name": "Home", "delegate": "HomeDelegate"}, "#
         let withValidApp = json.replacingOccurrences(of: #""applications": ["#, with: #""applications": ["# + valid)
         let error = #expect(throws: ConfigError.self) {

@@ -4,9 +4,6 @@ import AppKernel
 import AppKernelModules
 import AppKernelTesting
 
-/// The modules tests' name for the shared call log (ServiceTests and ManifestTests use it).
-typealias ModuleTrace = CallLog
-
 @MainActor final class NamedApp: MicroApplicationDelegate {
     let name: String; let trace: CallLog
     init(name: String, trace: CallLog) { self.name = name; self.trace = trace }

@@ -26,7 +26,7 @@ enum GraphShape: String, Sendable, CaseIterable {
 
 @MainActor
 struct ServiceFailureTests {
-    let log = ModuleTrace()
+    let log = CallLog()
     let clock = TestClock()
 
     func registry() throws -> ServiceRegistry {

@@ -6,11 +6,11 @@ import AppKernelTesting
 /// A service that logs its life and, optionally, waits on the test clock or fails.
 @MainActor final class LoggingService: Service {
     let name: String
-    let log: ModuleTrace
+    let log: CallLog
     var delay: Duration?
     var clock: TestClock?
     var failure: (any Error)?
-    init(_ name: String, log: ModuleTrace, delay: Duration? = nil, clock: TestClock? = nil, failure: (any Error)? = nil) {
+    init(_ name: String, log: CallLog, delay: Duration? = nil, clock: TestClock? = nil, failure: (any Error)? = nil) {
         self.name = name
         self.log = log
         self.delay = delay
@@ -32,7 +32,7 @@ struct StartFailure: Error, CustomStringConvertible { var description: String { 
 
 @MainActor
 struct ServiceRegistryTests {
-    let log = ModuleTrace()
+    let log = CallLog()
     let clock = TestClock()
 
     func context() throws -> Context {
@@ -222,7 +222,7 @@ struct ServiceRegistryTests {
 
 @MainActor
 struct ServiceRegistryChangeTests {
-    let log = ModuleTrace()
+    let log = CallLog()
     let clock = TestClock()
 
     @Test func unregisteringAServiceThatIsStartingCancelsItAndFailsTheLookupsWaitingForIt() async throws {

@@ -129,3 +129,51 @@ private func readmeRunningUnderSystemd() async throws -> Never {
     SDKManager.shared.attach(to: host.application)  // READY=1 waits for its launch phases
     exit(await host.run())                         // returns after willTerminate
 }
+
+/// `waitUntilReady()`: in-process hosts that map no signal, so nothing touches the test runner's
+/// signal dispositions.
+@MainActor
+struct ProcessHostReadinessTests {
+    final class AppDelegate: ApplicationDelegate {}
+
+    func makeHost() throws -> ProcessHost {
+        try ProcessHost(delegate: AppDelegate(),
+                        configuration: ProcessHost.Configuration(signalActions: [:], memoryPressure: nil, arguments: [], environment: [:],
+                                                                 log: StandardErrorLogHandler(minimumLevel: .error)))
+    }
+
+    @Test func readyComesAfterEveryLaunchGateAndBeforeTermination() async throws {
+        let host = try makeHost()
+        var log: [String] = []
+        var openGate: CheckedContinuation<Void, Never>?
+        let gate = host.application.addLaunchGate(named: "slow") {
+            log.append("gate waiting")
+            await withCheckedContinuation { openGate = $0 }
+            log.append("gate opened")
+        }
+        let waiter = Task { @MainActor in
+            let ready = await host.waitUntilReady()
+            log.append("ready: \(ready), app \(host.application.state)")
+            return ready
+        }
+        let run = Task { @MainActor in await host.run() }
+        while openGate == nil { await Task.yield() }
+        #expect(log == ["gate waiting"], "not ready while a gate is closed")
+        openGate?.resume()
+        #expect(await waiter.value)
+        #expect(await host.waitUntilReady(), "a later wait answers at once")
+        host.terminate()
+        #expect(await run.value == 0)
+        #expect(log == ["gate waiting", "gate opened", "ready: true, app active"])
+        withExtendedLifetime(gate) {}
+    }
+
+    @Test func aRefusedLaunchIsNeverReady() async throws {
+        let host = try makeHost()
+        try host.application.handle(.launch(LaunchOptions(), inBackground: false))   // a second launch is refused
+        let waiter = Task { @MainActor in await host.waitUntilReady() }
+        #expect(await host.run() == 2)
+        #expect(await waiter.value == false)
+        #expect(await host.waitUntilReady() == false)
+    }
+}
