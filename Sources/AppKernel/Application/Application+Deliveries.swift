@@ -14,7 +14,7 @@ extension Application {
         setState(inBackground ? .background : .inactive)
         observe(.applicationDelegate, .willFinishLaunching(options))
         let willFinish = delegate.application(self, willFinishLaunchingWithOptions: options)
-        let delivery = publish(.didFinishLaunching, options, to: .applicationDelegate, runAfterHooks: false) {
+        let delivery = publish(.didFinishLaunching, options, to: .applicationDelegate, runAfterHooks: false) { _ in
             delegate.application(self, didFinishLaunchingWithOptions: options)
         }
         // Either launch method answering false refuses the launch's URL, activity and quick
@@ -87,7 +87,7 @@ extension Application {
         guard configuration.usesScenes else {
             return inForeground(nil) {
                 let request = OpenURLRequest(url: url, options: options, scene: nil)
-                return publish(.openURL, request, to: .applicationDelegate) {
+                return publish(.openURL, request, to: .applicationDelegate) { _ in
                     delegate.application(self, open: request.url, options: request.options)
                 }.answer()
             }
@@ -101,7 +101,7 @@ extension Application {
         return inForeground(scene) {
             let request = OpenURLRequest(url: url, options: options, scene: scene)
             let delegate = scene.delegate
-            return publish(.openURL, request, to: stage(of: scene)) {
+            return publish(.openURL, request, to: stage(of: scene)) { _ in
                 delegate?.scene(scene, openURLContexts: [OpenURLContext(url: request.url, options: request.options)])
                 return delegate != nil
             }.answer()
@@ -112,7 +112,7 @@ extension Application {
     func continueUserActivity(_ activity: UserActivity, in named: Scene?) -> Bool {
         guard configuration.usesScenes else {
             return inForeground(nil) {
-                publish(.continueUserActivity, UserActivityRequest(userActivity: activity, scene: nil), to: .applicationDelegate) {
+                publish(.continueUserActivity, UserActivityRequest(userActivity: activity, scene: nil), to: .applicationDelegate) { _ in
                     delegate.application(self, continue: activity)
                 }.answer()
             }
@@ -123,7 +123,7 @@ extension Application {
         }
         return inForeground(scene) {
             let delegate = scene.delegate
-            return publish(.continueUserActivity, UserActivityRequest(userActivity: activity, scene: scene), to: stage(of: scene)) {
+            return publish(.continueUserActivity, UserActivityRequest(userActivity: activity, scene: scene), to: stage(of: scene)) { _ in
                 delegate?.scene(scene, continue: activity)
                 return delegate != nil
             }.answer()
@@ -141,7 +141,7 @@ extension Application {
         guard configuration.usesScenes else {
             inForeground(nil) {
                 let request = ShortcutItemRequest(shortcutItem: item, scene: nil, completionHandler: completion.handler)
-                answerStop(publish(.performShortcutItem, request, to: .applicationDelegate) {
+                answerStop(publish(.performShortcutItem, request, to: .applicationDelegate) { _ in
                     delegate.application(self, performActionFor: item, completionHandler: completion.handler)
                 })
             }
@@ -156,7 +156,7 @@ extension Application {
         inForeground(scene) {
             let delegate = scene.delegate
             let request = ShortcutItemRequest(shortcutItem: item, scene: scene, completionHandler: completion.handler)
-            answerStop(publish(.performShortcutItem, request, to: stage(of: scene)) {
+            answerStop(publish(.performShortcutItem, request, to: stage(of: scene)) { _ in
                 if let delegate {
                     delegate.windowScene(scene, performActionFor: item, completionHandler: completion.handler)
                 } else {
@@ -175,7 +175,7 @@ extension Application {
         wakeIfSuspended()
         keepAwake(until: completion)
         let request = RemoteNotificationRequest(userInfo: payload, completionHandler: completion.handler)
-        publish(.didReceiveRemoteNotification, request, to: .applicationDelegate) {
+        publish(.didReceiveRemoteNotification, request, to: .applicationDelegate) { _ in
             delegate.application(self, didReceiveRemoteNotification: payload, fetchCompletionHandler: completion.handler)
         }
     }
@@ -183,7 +183,7 @@ extension Application {
     func performFetch(completion: Completion<BackgroundFetchResult>) {
         wakeIfSuspended()
         keepAwake(until: completion)
-        publish(.performFetch, BackgroundFetchRequest(completionHandler: completion.handler), to: .applicationDelegate) {
+        publish(.performFetch, BackgroundFetchRequest(completionHandler: completion.handler), to: .applicationDelegate) { _ in
             delegate.application(self, performFetchWithCompletionHandler: completion.handler)
         }
     }
@@ -195,7 +195,7 @@ extension Application {
             connectScene(options: SceneConnectionOptions(), session: nil, inForeground: true)
         }
         inForeground(configuration.usesScenes ? targetScene(nil) : nil) {
-            publish(.didReceiveLocalNotification, notification, to: .applicationDelegate) {
+            publish(.didReceiveLocalNotification, notification, to: .applicationDelegate) { _ in
                 delegate.application(self, didReceive: notification)
             }
         }
@@ -207,7 +207,7 @@ extension Application {
         keepAwake(until: completion)
         let handler: @MainActor @Sendable () -> Void = { completion.handler(()) }
         let request = LocalNotificationActionRequest(identifier: identifier, notification: notification, completionHandler: handler)
-        publish(.handleLocalNotificationAction, request, to: .applicationDelegate) {
+        publish(.handleLocalNotificationAction, request, to: .applicationDelegate) { _ in
             delegate.application(self, handleActionWithIdentifier: identifier, for: notification, completionHandler: handler)
         }
     }

@@ -146,11 +146,11 @@ extension Application {
         case .becomeActive(let id):
             becomeActive(id.flatMap(scene(withID:)))
         case .memoryWarning:
-            publish(.didReceiveMemoryWarning, self, to: .applicationDelegate) {
-                delegate.applicationDidReceiveMemoryWarning(self)
+            publish(.didReceiveMemoryWarning, self, to: .applicationDelegate) { app in
+                app.delegate.applicationDidReceiveMemoryWarning(app)
             }
         case .reloadConfiguration:
-            publish(.didReceiveReloadRequest, self, to: nil) {}
+            publish(.didReceiveReloadRequest, self, to: nil) { _ in }
         case .openURL(let url, let options, let id):
             return .answered(openURL(url, options: options, in: id.flatMap(scene(withID:))))
         case .continueUserActivity(let activity, let id):
@@ -159,12 +159,12 @@ extension Application {
             performShortcutItem(item, in: id.flatMap(scene(withID:)), completion: completion)
         case .registeredForRemoteNotifications(let token):
             isRegisteredForRemoteNotifications = true
-            publish(.didRegisterForRemoteNotifications, token, to: .applicationDelegate) {
+            publish(.didRegisterForRemoteNotifications, token, to: .applicationDelegate) { _ in
                 delegate.application(self, didRegisterForRemoteNotificationsWithDeviceToken: token)
             }
         case .failedToRegisterForRemoteNotifications(let error):
             isRegisteredForRemoteNotifications = false
-            publish(.didFailToRegisterForRemoteNotifications, error, to: .applicationDelegate) {
+            publish(.didFailToRegisterForRemoteNotifications, error, to: .applicationDelegate) { _ in
                 delegate.application(self, didFailToRegisterForRemoteNotificationsWithError: error)
             }
         case .remoteNotification(let payload, let completion):

@@ -142,15 +142,15 @@ extension Application {
             setState(derivedState())
         }
         let delegate = scene.delegate
-        publish(step.sceneEvent, scene, to: delegate.map { _ in .sceneDelegate(scene.id) }) {
+        publish(step.sceneEvent, scene, to: delegate.map { _ in .sceneDelegate(scene.id) }) { _ in
             if let delegate { step.call(delegate, scene) }
         }
         let after = step.isWill ? derivedState(assuming: scene, is: step.sceneTarget) : state
         if let appStep = TransitionStep.between(before, after) {
             // Scene apps hear application-level transitions through hooks and listeners only,
             // as in UIKit.
-            publish(appStep.applicationEvent, self, to: nil) {
-                if appStep == .didBecomeActive { runPendingBootLoader() }
+            publish(appStep.applicationEvent, self, to: nil) { app in
+                if appStep == .didBecomeActive { app.runPendingBootLoader() }
             }
         }
         if step.isWill {
@@ -162,9 +162,9 @@ extension Application {
     /// An application-level step, for apps without scenes.
     func step(_ step: TransitionStep) {
         if !step.isWill { setState(step.applicationTarget) }
-        publish(step.applicationEvent, self, to: .applicationDelegate) {
-            if step == .didBecomeActive { runPendingBootLoader() }
-            step.call(delegate, self)
+        publish(step.applicationEvent, self, to: .applicationDelegate) { app in
+            if step == .didBecomeActive { app.runPendingBootLoader() }
+            step.call(app.delegate, app)
         }
         if step.isWill { setState(step.applicationTarget) }
     }
@@ -214,7 +214,7 @@ extension Application {
         session.scene = scene
         connectedScenes.append(scene)
         let delegate = scene.delegate
-        publish(.sceneWillConnect, scene, to: delegate.map { _ in .sceneDelegate(scene.id) }) {
+        publish(.sceneWillConnect, scene, to: delegate.map { _ in .sceneDelegate(scene.id) }) { _ in
             delegate?.scene(scene, willConnectTo: session, options: options)
         }
         if inForeground {
@@ -238,7 +238,7 @@ extension Application {
         if scene.activationState == .foregroundActive { step(scene, .willResignActive) }
         if scene.activationState.isForeground { step(scene, .didEnterBackground) }
         let delegate = scene.delegate
-        publish(.sceneDidDisconnect, scene, to: delegate.map { _ in .sceneDelegate(scene.id) }) {
+        publish(.sceneDidDisconnect, scene, to: delegate.map { _ in .sceneDelegate(scene.id) }) { _ in
             delegate?.sceneDidDisconnect(scene)
         }
         release(scene)
@@ -268,7 +268,7 @@ extension Application {
         if state != .suspended {
             enterBackground(nil)
             for scene in connectedScenes { disconnect(scene) }
-            publish(.willTerminate, self, to: .applicationDelegate) { delegate.applicationWillTerminate(self) }
+            publish(.willTerminate, self, to: .applicationDelegate) { app in app.delegate.applicationWillTerminate(app) }
         }
         for scene in connectedScenes { release(scene) }
         cancelBackgroundTimers()
