@@ -80,12 +80,13 @@ extension Application {
     /// on. `runAfterHooks: false` leaves the `after` hooks to the caller (the launch runs them
     /// when the BootLoader has finished).
     ///
-    /// `deliver` is handed the application: a closure that reaches the delegate through it
-    /// captures nothing, which spares the hot paths a retain and release of the application (a
-    /// slow, side-table one: the application is weakly referenced) per event.
+    /// `deliver` is handed the payload — the application for application-level events, the scene
+    /// for scene events: a closure that reaches the delegate through it captures nothing, which
+    /// spares the hot paths a retain and release of the application or scene per event (a slow,
+    /// side-table one: both are weakly referenced).
     @discardableResult
     func publish<Payload, Result>(_ event: ApplicationEvent<Payload>, _ payload: Payload, to stage: PipelineStage?,
-                                  runAfterHooks: Bool = true, _ deliver: (Application) -> Result) -> Delivery<Result> {
+                                  runAfterHooks: Bool = true, _ deliver: (Payload) -> Result) -> Delivery<Result> {
         let chain = hooks.chain(at: event)
         if let chain {
             observe(.hooks, event.record(payload))
@@ -106,7 +107,7 @@ extension Application {
         listeners.list(event.name)?.deliver(payload)
         if let record { everyEventListeners.deliver(record) }
         if let stage, let record { observe(stage, record) }
-        let value = deliver(self)
+        let value = deliver(payload)
         if let chain, runAfterHooks { _ = try? hooks.run(.after, of: chain, event, payload, .report(reportHookError)) }
         return .delivered(value)
     }

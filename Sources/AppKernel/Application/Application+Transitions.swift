@@ -141,9 +141,8 @@ extension Application {
             scene.activationState = step.sceneTarget
             setState(derivedState())
         }
-        let delegate = scene.delegate
-        publish(step.sceneEvent, scene, to: delegate.map { _ in .sceneDelegate(scene.id) }) { _ in
-            if let delegate { step.call(delegate, scene) }
+        publish(step.sceneEvent, scene, to: scene.delegate.map { _ in .sceneDelegate(scene.id) }) { scene in
+            if let delegate = scene.delegate { step.call(delegate, scene) }
         }
         let after = step.isWill ? derivedState(assuming: scene, is: step.sceneTarget) : state
         if let appStep = TransitionStep.between(before, after) {
