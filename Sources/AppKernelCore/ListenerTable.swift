@@ -326,10 +326,26 @@ public final class ListenerToken {
         }
         let event = storage[head].take()
         head += 1
-        if head > 64, head * 2 > storage.count {
-            storage.removeFirst(head)
-            head = 0
-        }
+        if head > 64, head * 2 > storage.count { compact() }
         return event
     }
+
+    /// Drops the consumed part once it passes half the storage: each event is moved at most
+    /// once per halving, so a burst of k events costs O(k) moves.
+    @usableFromInline
+    func compact() {
+        #if DEBUG
+        EventQueueCounters.elementsMoved += storage.count - head
+        #endif
+        storage.removeFirst(head)
+        head = 0
+    }
 }
+
+#if DEBUG
+/// Elements moved by the event queues' compactions so far, all queues together (debug builds;
+/// complexity tests).
+package enum EventQueueCounters {
+    nonisolated(unsafe) package static var elementsMoved = 0
+}
+#endif

@@ -205,3 +205,42 @@ public enum LifecycleEvent: Sendable, Hashable, CustomStringConvertible {
         }
     }
 }
+
+extension LifecycleEvent.Name {
+    /// The name's position among all names (`allCases`), for tables indexed without hashing
+    /// (the hook registry's chains of application events).
+    var ordinal: Int {
+        switch self {
+        case .willFinishLaunching: 0
+        case .didFinishLaunching: 1
+        case .didBecomeActive: 2
+        case .willResignActive: 3
+        case .didEnterBackground: 4
+        case .willEnterForeground: 5
+        case .willTerminate: 6
+        case .didReceiveMemoryWarning: 7
+        case .didReceiveReloadRequest: 8
+        case .openURL: 9
+        case .continueUserActivity: 10
+        case .performShortcutItem: 11
+        case .didRegisterForRemoteNotifications: 12
+        case .didFailToRegisterForRemoteNotifications: 13
+        case .didReceiveRemoteNotification: 14
+        case .performFetch: 15
+        case .didReceiveLocalNotification: 16
+        case .handleLocalNotificationAction: 17
+        case .configurationForConnecting: 18
+        case .didDiscardSceneSessions: 19
+        case .sceneWillConnect: 20
+        case .sceneDidDisconnect: 21
+        case .sceneWillEnterForeground: 22
+        case .sceneDidBecomeActive: 23
+        case .sceneWillResignActive: 24
+        case .sceneDidEnterBackground: 25
+        case .didSuspend: 26
+        case .backgroundTaskExpired: 27
+        case .phase: 28
+        case .phaseEnded: 29
+        }
+    }
+}

@@ -55,8 +55,11 @@ public final class HookRegistry {
     public var onSlowHook: (@MainActor (HookTiming) -> Void)?
 
     private let elapsed: @Sendable () -> Duration
-    /// The hooks of each point that ever had one.
-    private var chains: [HookKey: AnyObject] = [:]
+    /// The hooks of each application event that ever had one, by the event's ordinal: an event
+    /// finds its chain (or that it has none) without hashing anything.
+    private var eventChains: [AnyObject?] = Array(repeating: nil, count: LifecycleEvent.Name.allCases.count)
+    /// The hooks of every other point that ever had one (phases: looked up once per phase).
+    private var pointChains: [HookKey: AnyObject] = [:]
     private var nextID = 1
 
     /// Creates a registry.
@@ -100,7 +103,7 @@ public final class HookRegistry {
 
     /// The labels (or registration sites) of the hooks at `point`, in the order they run.
     public func hooks<Point: HookPoint>(at point: Point, stage: HookError.Stage) -> [String] {
-        guard let chain = chains[HookKey(point)] as? HookChain<Point.Payload> else { return [] }
+        guard let chain = storedChain(at: point) else { return [] }
         return chain.entries(stage).map(\.name)
     }
 
@@ -131,19 +134,45 @@ public final class HookRegistry {
         _ = try run(.after, of: chain, point, payload, policy)
     }
 
-    /// The hooks of `point`, or `nil` when it has none — looked up once per event by the
-    /// application, which then runs the stages on it.
+    /// The hooks of an application event, or `nil` when it has none — looked up once per event by
+    /// the application, which then runs the stages on it. An array slot, no hashing: the cost of
+    /// an event does not depend on hooks registered on other events.
+    func chain<Payload>(at event: ApplicationEvent<Payload>) -> HookChain<Payload>? {
+        guard let stored = eventChains[event.name.ordinal], let chain = stored as? HookChain<Payload>, !chain.isEmpty else { return nil }
+        return chain
+    }
+
+    /// The hooks of `point`, or `nil` when it has none.
     func chain<Point: HookPoint>(at point: Point) -> HookChain<Point.Payload>? {
-        guard !chains.isEmpty, let chain = chains[HookKey(point)] as? HookChain<Point.Payload>, !chain.isEmpty else { return nil }
+        guard let chain = storedChain(at: point), !chain.isEmpty else { return nil }
         return chain
     }
 
     /// Runs one stage of `chain` on a snapshot of it: every hook, or (`.handle`) until one
     /// answers other than `.continue`; returns that answer, or `.continue`.
+    ///
+    /// With a ``slowHookBudget`` the clock is read once before the stage and once after each
+    /// hook (each reading ends one hook's time and starts the next's); without one, never.
     func run<Point: HookPoint>(_ stage: HookError.Stage, of chain: HookChain<Point.Payload>, _ point: Point,
                                _ payload: Point.Payload, _ policy: HookFailurePolicy) throws(HookError) -> HookResult {
-        for entry in chain.entries(stage) {
-            let result = try call(entry, point, payload, policy)
+        let entries = chain.entries(stage)
+        guard let budget = slowHookBudget else {
+            for entry in entries {
+                let result = try call(entry, point, payload, policy)
+                if result.stops { return result }
+            }
+            return .continue
+        }
+        var last = elapsed()
+        for entry in entries {
+            let result: HookResult
+            do {
+                result = try call(entry, point, payload, policy)
+            } catch {
+                last = check(entry, point, since: last, budget: budget)
+                throw error
+            }
+            last = check(entry, point, since: last, budget: budget)
             if result.stops { return result }
         }
         return .continue
@@ -151,34 +180,52 @@ public final class HookRegistry {
 
     // MARK: Internals
 
+    /// The chain stored for `point`, live hooks or not.
+    private func storedChain<Point: HookPoint>(at point: Point) -> HookChain<Point.Payload>? {
+        switch HookKey(point) {
+        case .event(let name): eventChains[name.ordinal] as? HookChain<Point.Payload>
+        case let key: pointChains[key] as? HookChain<Point.Payload>
+        }
+    }
+
     private func register<Point: HookPoint>(_ point: Point, _ stage: HookError.Stage, _ priority: Int, _ label: String?,
                                             _ fileID: String, _ line: Int,
                                             _ body: @escaping @MainActor (Point.Payload) throws -> HookResult) -> ListenerToken {
-        let key = HookKey(point)
-        let chain = (chains[key] as? HookChain<Point.Payload>) ?? HookChain<Point.Payload>()
-        chains[key] = chain
+        let chain: HookChain<Point.Payload>
+        if let stored = storedChain(at: point) {
+            chain = stored
+        } else {
+            chain = HookChain<Point.Payload>()
+            switch HookKey(point) {
+            case .event(let name): eventChains[name.ordinal] = chain
+            case let key: pointChains[key] = chain
+            }
+        }
         let id = nextID
         nextID += 1
         let name = label ?? "\(fileID.split(separator: "/").last.map(String.init) ?? fileID):\(line)"
-        chain.insert(HookEntry(id: id, priority: priority, name: name, stage: stage, body: body))
+        let entry = HookEntry(id: id, priority: priority, name: name, stage: stage, body: body)
+        chain.insert(entry)
         // The token holds the chain strongly: a weak reference would give the chain a side table
         // and make every retain and release of it, on every event, slower. The registry never
         // drops a chain, so this keeps nothing alive that would otherwise go — except after the
         // registry itself has gone, when removing the entry from the orphan chain is harmless.
-        return ListenerToken { [chain] in chain.remove(id: id) }
+        return ListenerToken { [chain] in chain.cancel(entry) }
+    }
+
+    /// Reports `entry` if the time since `last` is over `budget`; returns the new reading.
+    private func check<Point: HookPoint>(_ entry: HookEntry<Point.Payload>, _ point: Point, since last: Duration,
+                                         budget: Duration) -> Duration {
+        let now = elapsed()
+        let duration = now - last
+        if duration > budget {
+            onSlowHook?(HookTiming(point: point.hookPointName, stage: entry.stage, hook: entry.name, duration: duration))
+        }
+        return now
     }
 
     private func call<Point: HookPoint>(_ entry: HookEntry<Point.Payload>, _ point: Point, _ payload: Point.Payload,
                                         _ policy: HookFailurePolicy) throws(HookError) -> HookResult {
-        let start = slowHookBudget == nil ? nil : elapsed()
-        defer {
-            if let start, let budget = slowHookBudget {
-                let duration = elapsed() - start
-                if duration > budget {
-                    onSlowHook?(HookTiming(point: point.hookPointName, stage: entry.stage, hook: entry.name, duration: duration))
-                }
-            }
-        }
         do {
             return try entry.body(payload)
         } catch {
@@ -192,60 +239,137 @@ public final class HookRegistry {
     }
 }
 
-/// Identifies a hook point without boxing it: its type and its name.
-struct HookKey: Hashable {
-    let type: ObjectIdentifier
-    let name: String
+/// Identifies a hook point without boxing it: an application event by its name, any other point
+/// by its type and its name.
+enum HookKey: Hashable {
+    case event(LifecycleEvent.Name)
+    case point(type: ObjectIdentifier, name: String)
 
     init<Point: HookPoint>(_ point: Point) {
-        type = ObjectIdentifier(Point.self)
-        name = point.hookPointName
+        if let event = point as? any NamedApplicationEvent {
+            self = .event(event.name)
+        } else {
+            self = .point(type: ObjectIdentifier(Point.self), name: point.hookPointName)
+        }
     }
 }
 
-/// One registered hook.
-struct HookEntry<Payload> {
+/// What the registry needs of an ``ApplicationEvent`` whatever its payload: its name.
+protocol NamedApplicationEvent {
+    var name: LifecycleEvent.Name { get }
+}
+
+extension ApplicationEvent: NamedApplicationEvent {}
+
+/// One registered hook; its token marks it cancelled.
+final class HookEntry<Payload> {
     let id: Int
     let priority: Int
     let name: String
     let stage: HookError.Stage
     let body: @MainActor (Payload) throws -> HookResult
+    var isCancelled = false
+
+    init(id: Int, priority: Int, name: String, stage: HookError.Stage, body: @escaping @MainActor (Payload) throws -> HookResult) {
+        self.id = id
+        self.priority = priority
+        self.name = name
+        self.stage = stage
+        self.body = body
+    }
 }
 
-/// The hooks of one point, kept in run order: priority (higher first), then registration.
+/// The hooks of one stage of one point. Registering is amortised O(1): an append, which only
+/// marks the list unsorted when the new hook outranks the last one. Cancelling is O(1): a mark
+/// and a count. The list is put in run order — cancelled hooks dropped, then (if needed) sorted
+/// by priority, higher first, then registration — when a dispatch takes its snapshot, work that
+/// the dispatch's own pass over the hooks already pays for; it is also compacted as soon as
+/// cancelled hooks outnumber live ones, so memory follows the live count.
+struct HookStageList<Payload> {
+    private var entries: [HookEntry<Payload>] = []
+    private var cancelled = 0
+    private var sorted = true
+
+    var liveCount: Int { entries.count - cancelled }
+
+    mutating func insert(_ entry: HookEntry<Payload>) {
+        if let last = entries.last, last.priority < entry.priority { sorted = false }
+        entries.append(entry)
+    }
+
+    mutating func noteCancelled() {
+        cancelled += 1
+        if cancelled > 8, cancelled * 2 > entries.count { compact() }
+    }
+
+    /// The live hooks in run order.
+    mutating func snapshot() -> [HookEntry<Payload>] {
+        if cancelled > 0 { compact() }
+        if !sorted {
+            entries.sort { $0.priority != $1.priority ? $0.priority > $1.priority : $0.id < $1.id }
+            sorted = true
+            #if DEBUG
+            HookStageCounters.sorts += 1
+            #endif
+        }
+        return entries
+    }
+
+    private mutating func compact() {
+        #if DEBUG
+        HookStageCounters.elementsMoved += entries.count
+        #endif
+        entries.removeAll { $0.isCancelled }
+        cancelled = 0
+    }
+}
+
+#if DEBUG
+/// Entries moved by compaction, and sorts, so far — every ``HookStageList`` together (debug
+/// builds; complexity tests).
+enum HookStageCounters {
+    nonisolated(unsafe) static var elementsMoved = 0
+    nonisolated(unsafe) static var sorts = 0
+}
+#endif
+
+/// The hooks of one point, by stage.
 @MainActor
 final class HookChain<Payload> {
-    private var before: [HookEntry<Payload>] = []
-    private var handle: [HookEntry<Payload>] = []
-    private var after: [HookEntry<Payload>] = []
+    private var before = HookStageList<Payload>()
+    private var handle = HookStageList<Payload>()
+    private var after = HookStageList<Payload>()
 
-    var isEmpty: Bool { before.isEmpty && handle.isEmpty && after.isEmpty }
+    var isEmpty: Bool { before.liveCount == 0 && handle.liveCount == 0 && after.liveCount == 0 }
 
+    /// A snapshot of `stage`'s live hooks in run order; hooks registered or cancelled while it is
+    /// being run affect the next snapshot.
     func entries(_ stage: HookError.Stage) -> [HookEntry<Payload>] {
         switch stage {
-        case .before: before
-        case .handle: handle
-        case .after: after
+        case .before: before.snapshot()
+        case .handle: handle.snapshot()
+        case .after: after.snapshot()
         case .phase: []
         }
     }
 
     func insert(_ entry: HookEntry<Payload>) {
-        func place(_ list: inout [HookEntry<Payload>]) {
-            let index = list.firstIndex { $0.priority < entry.priority } ?? list.endIndex
-            list.insert(entry, at: index)
-        }
         switch entry.stage {
-        case .before: place(&before)
-        case .handle: place(&handle)
-        case .after: place(&after)
+        case .before: before.insert(entry)
+        case .handle: handle.insert(entry)
+        case .after: after.insert(entry)
         case .phase: break
         }
     }
 
-    func remove(id: Int) {
-        before.removeAll { $0.id == id }
-        handle.removeAll { $0.id == id }
-        after.removeAll { $0.id == id }
+    func cancel(_ entry: HookEntry<Payload>) {
+        guard !entry.isCancelled else { return }
+        entry.isCancelled = true
+        switch entry.stage {
+        case .before: before.noteCancelled()
+        case .handle: handle.noteCancelled()
+        case .after: after.noteCancelled()
+        case .phase: break
+        }
     }
 }
