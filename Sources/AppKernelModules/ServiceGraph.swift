@@ -227,6 +227,11 @@ struct ServiceGraph: Sendable {
     var edgeCapacity: Int { dependentEdges.count }
 
     /// The slots of `slot`'s dependents, the latest linked first.
+    /// The resolved dependencies of `slot`, in declaration order.
+    func dependencies(of slot: Slot) -> [Slot] {
+        dependencySlots[nodes[slot].dependencyRange].filter { $0 >= 0 }
+    }
+
     func dependents(of slot: Slot) -> [Slot] {
         var result: [Slot] = []
         var edge = nodes[slot].firstDependent

@@ -1,11 +1,20 @@
 import AppKernel
 
-// The scheduler: drives the graph's Kahn's counters with tasks, deadlines on the application's
+// The scheduler: drives the graph's Kahn's counters with workers, deadlines on the application's
 // clock, and the calls waiting for services. The graph says what became ready or failed; this
 // file creates, starts, times and reports.
+//
+// Workers, not a task per service: a ready service goes into a FIFO; a worker (a main-actor task)
+// takes services from it one after another. Before each start it makes sure a standby worker is
+// scheduled when more services wait — the standby runs only once the main actor is free, that
+// is, once every worker is suspended inside a start. So services that start without suspending
+// run back to back in one task, and each start that does suspend (I/O) gets the next service
+// started beside it: as many concurrent starts as there are suspended ones, as with a task each.
+// Deadlines are entries in one ``DeadlineQueue`` (one timer), not a sleeping task per service.
 extension ServiceRegistry {
     /// What a service was registered with, and what its start creates — read when it starts,
     /// not by the passes over all services.
+    @MainActor
     final class Entry {
         let mode: ServiceStartMode
         let policy: ServiceFailurePolicy
@@ -17,8 +26,28 @@ extension ServiceRegistry {
         /// The link naming who needed it, in the failure log, and the graph's chain version it
         /// was built at (it is stale at any other).
         var chainLink: (version: Int, link: Int)?
-        var task: Task<Void, Never>?
-        var race: DeadlineRace?
+        /// Whether a start (or shutdown) is under way whose outcome still counts: cleared by the
+        /// outcome, a timeout, or unregistration — whichever comes first.
+        var inFlight = false
+        /// The worker running its start or shutdown (cancelled on timeout).
+        var worker: Worker?
+        /// Its start's (or shutdown's) deadline in the registry's ``DeadlineQueue``.
+        var deadlineID: Int?
+
+        /// Ends the call under way — its outcome came, its deadline passed, or it was abandoned —
+        /// removing its deadline (unless that is what fired: clear `deadlineID` first).
+        /// - Returns: The worker that ran it, if the call was still in flight (its outcome counts).
+        func endCall(_ deadlines: DeadlineQueue) -> Worker?? {
+            let worker = self.worker
+            self.worker = nil
+            guard inFlight else { return nil }
+            inFlight = false
+            if let deadlineID {
+                deadlines.remove(deadlineID)
+                self.deadlineID = nil
+            }
+            return .some(worker)
+        }
 
         init(mode: ServiceStartMode, policy: ServiceFailurePolicy, deadline: Duration?, factory: @escaping @MainActor () -> any Service) {
             self.mode = mode
@@ -28,9 +57,140 @@ extension ServiceRegistry {
         }
     }
 
-    /// The task that starts services one after another down a chain.
+    /// A task that starts (or shuts down) services one after another.
     final class Worker {
         var task: Task<Void, Never>?
+        /// Given up on: its current service ran out of time. It no longer counts against the
+        /// pool's limit and takes nothing more, even if that service's call returns one day.
+        var abandoned = false
+    }
+
+    /// Services waiting for a worker, and the workers (see the top of this file). At most one
+    /// worker is pending (created, not yet running) at a time, and at most `limit` exist.
+    @MainActor
+    final class WorkerPool {
+        private var queue = SlotQueue()
+        private var ranked = RankedSlots()
+        private let rank: [Int]?
+        private var pending = false
+        private var active = 0
+        private let limit: Int
+        private let body: @MainActor (Slot, Worker) async -> Void
+
+        /// A pool taking services first come, first served — or, with `rank`, lowest
+        /// `rank[slot]` first.
+        init(limit: Int = .max, rank: [Int]? = nil, _ body: @escaping @MainActor (Slot, Worker) async -> Void) {
+            self.limit = limit
+            self.rank = rank
+            self.body = body
+        }
+
+        private var isEmpty: Bool { rank == nil ? queue.isEmpty : ranked.isEmpty }
+
+        private func take() -> Slot? {
+            guard let rank else { return queue.take() }
+            return ranked.take(rank)
+        }
+
+        /// Queues `slot` for a worker.
+        func add(_ slot: Slot) {
+            if let rank { ranked.insert(slot, rank) } else { queue.append(slot) }
+            schedule()
+        }
+
+        /// `worker` ran out of time on its service: stop counting it, and let another take over.
+        func abandon(_ worker: Worker) {
+            guard !worker.abandoned else { return }
+            worker.abandoned = true
+            active -= 1
+            worker.task?.cancel()
+            schedule()
+        }
+
+        private func schedule() {
+            guard !pending, active < limit, !isEmpty else { return }
+            pending = true
+            active += 1
+            #if DEBUG
+            tasksCreated += 1
+            #endif
+            let worker = Worker()
+            worker.task = Task { @MainActor in
+                self.pending = false
+                await self.work(worker)
+            }
+        }
+
+        private func work(_ worker: Worker) async {
+            while !worker.abandoned, let slot = take() {
+                // A standby, in case this service's call suspends.
+                schedule()
+                await body(slot, worker)
+            }
+            if !worker.abandoned { active -= 1 }
+            schedule()
+        }
+
+        #if DEBUG
+        /// Worker tasks this pool has created (debug builds; tests count them).
+        private(set) var tasksCreated = 0
+        #endif
+    }
+
+    /// A FIFO of slots with a head index: O(1) append and take, compacted when the consumed part
+    /// passes half the storage.
+    struct SlotQueue {
+        private var slots: [Slot] = []
+        private var head = 0
+        var isEmpty: Bool { head == slots.count }
+        mutating func append(_ slot: Slot) { slots.append(slot) }
+        mutating func take() -> Slot? {
+            guard head < slots.count else { return nil }
+            let slot = slots[head]
+            head += 1
+            if head == slots.count {
+                slots.removeAll(keepingCapacity: true)
+                head = 0
+            } else if head > 64, head * 2 > slots.count {
+                slots.removeFirst(head)
+                head = 0
+            }
+            return slot
+        }
+    }
+
+    /// Slots in a binary min-heap by a rank: O(log n) insert and take.
+    struct RankedSlots {
+        private var heap: [Slot] = []
+        var isEmpty: Bool { heap.isEmpty }
+
+        mutating func insert(_ slot: Slot, _ rank: [Int]) {
+            heap.append(slot)
+            var child = heap.count - 1
+            while child > 0 {
+                let parent = (child - 1) / 2
+                guard rank[heap[child]] < rank[heap[parent]] else { break }
+                heap.swapAt(child, parent)
+                child = parent
+            }
+        }
+
+        mutating func take(_ rank: [Int]) -> Slot? {
+            guard let first = heap.first else { return nil }
+            let last = heap.removeLast()
+            guard !heap.isEmpty else { return first }
+            heap[0] = last
+            var parent = 0
+            while true {
+                let left = 2 * parent + 1, right = left + 1
+                var lowest = parent
+                if left < heap.count, rank[heap[left]] < rank[heap[lowest]] { lowest = left }
+                if right < heap.count, rank[heap[right]] < rank[heap[lowest]] { lowest = right }
+                guard lowest != parent else { return first }
+                heap.swapAt(parent, lowest)
+                parent = lowest
+            }
+        }
     }
 
     /// The runs waiting for one service: almost always one, kept without an array.
@@ -124,68 +284,60 @@ extension ServiceRegistry {
             entry.instance = instance
             instance.didCreate()
         }
+        entry.inFlight = true
         if let deadline = entry.deadline {
-            let race = DeadlineRace()
-            entry.race = race
-            race.timer = application.scheduleTimer(after: deadline) { [weak self] in
-                guard race.settle(), let self else { return }
-                entry.task?.cancel()
-                self.fail(slot, .timedOut, detail: "\(deadline)")
-            }
+            entry.deadlineID = deadlines.add(after: deadline) { [weak self] in self?.timeOut(slot, after: deadline) }
         }
         return slot
     }
 
-    /// Starts the service in `slot` in a new task.
-    private func launch(_ slot: Slot) {
-        let worker = Worker()
-        worker.task = Task { @MainActor [weak self] in await self?.run(slot, worker: worker) }
-        entries[slot].task = worker.task
+    /// The start of the service in `slot` ran past its deadline: it is cancelled and fails.
+    private func timeOut(_ slot: Slot, after deadline: Duration) {
+        let entry = entries[slot]
+        entry.deadlineID = nil
+        guard let worker = entry.endCall(deadlines) else { return }
+        if let worker { starts.abandon(worker) }
+        fail(slot, .timedOut, detail: "\(deadline)")
     }
 
-    /// Starts `first`, then — in the same task, without a hop — the first service its start made
-    /// ready (a dependency chain runs as one task); other ready services get tasks of their own.
-    private func run(_ first: Slot, worker: Worker) async {
-        var current: Slot? = first
-        while let slot = current {
-            current = nil
-            let entry = entries[slot]
-            guard let instance = entry.instance else { continue }
-            let outcome: Result<Void, any Error>
-            do {
-                try await instance.start()
-                outcome = .success(())
-            } catch {
-                outcome = .failure(error)
-            }
-            entry.task = nil
-            guard entry.race?.settle() ?? true else { continue }
-            entry.race = nil
-            // Unregistered while it started: nothing waits for it any more.
-            guard graph.state(of: slot) == .starting else { continue }
-            switch outcome {
-            case .success:
-                current = started(slot, keepingFirstReady: !Task.isCancelled)
-            case .failure(let error):
-                // A failure makes nothing ready: its dependents fail or wait.
-                fail(slot, .startFailed, detail: "\(error)")
-            }
-            if let current { entries[current].task = worker.task }
+    /// Queues the service in `slot` for a start worker.
+    private func launch(_ slot: Slot) {
+        starts.add(slot)
+    }
+
+    /// Runs one service's start and takes its outcome, unless a timeout or unregistration came
+    /// first (a start worker's body).
+    func start(_ slot: Slot, by worker: Worker) async {
+        let entry = entries[slot]
+        guard entry.inFlight, let instance = entry.instance else { return }
+        entry.worker = worker
+        let outcome: Result<Void, any Error>
+        do {
+            try await instance.start()
+            outcome = .success(())
+        } catch {
+            outcome = .failure(error)
+        }
+        guard entry.endCall(deadlines) != nil else { return }
+        // Unregistered while it started: nothing waits for it any more.
+        guard graph.state(of: slot) == .starting else { return }
+        switch outcome {
+        case .success:
+            started(slot)
+        case .failure(let error):
+            // A failure makes nothing ready: its dependents fail or wait.
+            fail(slot, .startFailed, detail: "\(error)")
         }
     }
 
-    /// Marks `slot` started; returns the dependent it made ready that the caller's task starts
-    /// next (when `keepingFirstReady`), launching the others.
-    private func started(_ slot: Slot, keepingFirstReady: Bool) -> Slot? {
+    /// Marks `slot` started and queues the dependents it made ready.
+    private func started(_ slot: Slot) {
         let ready = graph.markStarted(slot)
         startOrder.append(graph.name(of: slot))
         settle(slot, error: nil)
-        var kept: Slot?
         for dependent in ready {
-            guard let ready = prepare(dependent) else { continue }
-            if keepingFirstReady && kept == nil { kept = ready } else { launch(ready) }
+            if let ready = prepare(dependent) { launch(ready) }
         }
-        return kept
     }
 
     /// The service in `slot` failed (`code`: its start threw, timed out, or its dependency

@@ -9,8 +9,8 @@ import AppKernel
 /// service starts exactly once, even when several lookups race for a lazy one; a failing service
 /// fails the boot (naming it and the chain that needed it) or is marked failed and skipped, per
 /// its policy — what needs it fails with `dependencyFailed`, in one pass, O(services + edges);
-/// per-service and whole-boot deadlines run on the application's clock; shutdown runs in exact
-/// reverse order of completed starts, each `willDestroy` once.
+/// per-service and whole-boot deadlines run on the application's clock (one timer for all); shutdown runs
+/// dependents first, newest start first, with bounded concurrency, each `willDestroy` once.
 ///
 /// The dependency graph itself — names, edges, the closure of a start, Kahn's counters — is a
 /// plain value (`ServiceGraph`); the registry schedules what it makes ready (tasks, deadlines,
@@ -25,6 +25,8 @@ public final class ServiceRegistry {
     public var defaultStartDeadline: Duration? = .seconds(20)
     /// How long a whole `startServices` may take; `nil`: no limit.
     public var bootDeadline: Duration?
+    /// How many services ``shutdown(deadline:)`` lets shut down at once. Default 16.
+    public var maxConcurrentShutdowns = 16
     /// The services in the order their starts completed.
     public internal(set) var startOrder: [String] = []
     /// Why the last registration was refused.
@@ -39,11 +41,18 @@ public final class ServiceRegistry {
     var waiting: [RunList] = []
     /// The failures and the chains their errors name, shared by those errors.
     let failures = ServiceFailureLog()
+    /// The deadlines of the starts and shutdowns under way, behind one timer.
+    let deadlines: DeadlineQueue
+    /// The services ready to start, and the workers starting them.
+    private(set) lazy var starts = WorkerPool { [weak self] slot, worker in await self?.start(slot, by: worker) }
     private var bootReady: [CheckedContinuation<Void, Never>] = []
     private var bootFinished = false
     private var lastBootError: ServiceError?
 
-    init(application: Application) { self.application = application }
+    init(application: Application) {
+        self.application = application
+        deadlines = DeadlineQueue(application: application)
+    }
 
     // MARK: Registration
 
@@ -78,10 +87,7 @@ public final class ServiceRegistry {
         guard let (slot, state) = graph.unregister(name) else { return }
         let entry = entries[slot]
         // A start under way is abandoned; whoever waits for it learns it is gone.
-        if state == .starting {
-            _ = entry.race?.settle()
-            entry.task?.cancel()
-        }
+        if state == .starting, let worker = entry.endCall(deadlines), let worker { starts.abandon(worker) }
         settle(slot, error: ServiceError(code: .unknown, service: name))
         if let instance = entry.instance, state != .destroyed { instance.willDestroy() }
         entry.instance = nil
@@ -191,18 +197,93 @@ public final class ServiceRegistry {
 
     // MARK: Shutdown
 
-    /// Shuts the started services down in exact reverse order of their completed starts: each is
-    /// awaited (``Service/shutdown()``, at most `deadline` each on the application's clock), then
-    /// told `willDestroy`, once. A later start (a relaunch) makes and starts new instances.
+    /// Shuts the started services down, dependents before what they depend on: a service's
+    /// ``Service/shutdown()`` begins once every started service that depends on it has shut down;
+    /// of the services ready to go, the newest start goes first — services that do not suspend
+    /// shut down in exact reverse order of their starts — and up to ``maxConcurrentShutdowns``
+    /// run at once (each one that suspends lets the next begin). Each is awaited at most `deadline` on the
+    /// application's clock, then told `willDestroy`, once. A later start (a relaunch) makes and
+    /// starts new instances.
     public func shutdown(deadline: Duration = .seconds(5)) async {
+        let run = ShutdownRun(deadline: deadline, slotCount: entries.count)
         for name in startOrder.reversed() {
-            guard let slot = graph.slot(named: name), let instance = entries[slot].instance, graph.state(of: slot) != .destroyed else { continue }
-            _ = await application.run(withDeadline: deadline) { await instance.shutdown() }
-            instance.willDestroy()
-            entries[slot].instance = nil
-            // A started one's dependents wait for it again.
-            graph.markDestroyed(slot)
+            guard let slot = graph.slot(named: name), entries[slot].instance != nil, graph.state(of: slot) == .started else { continue }
+            run.order.append(slot)
+            run.isMember[slot] = true
         }
         startOrder.removeAll()
+        guard !run.order.isEmpty else { return }
+        run.remaining = run.order.count
+        var rank = Array(repeating: 0, count: entries.count)
+        for (position, slot) in run.order.enumerated() {
+            rank[slot] = position
+            run.pendingDependents[slot] = graph.dependents(of: slot).count { run.isMember[$0] }
+        }
+        run.pool = WorkerPool(limit: max(1, maxConcurrentShutdowns), rank: rank) { [weak self] slot, worker in
+            await self?.shutDown(slot, in: run, by: worker)
+        }
+        for slot in run.order where run.pendingDependents[slot] == 0 { run.pool?.add(slot) }
+        await withCheckedContinuation { run.finished = $0 }
+        run.pool = nil
+    }
+}
+
+extension ServiceRegistry {
+    /// One call of ``shutdown(deadline:)``: who is still to go, and who waits for whom.
+    final class ShutdownRun {
+        let deadline: Duration
+        /// The started services, newest start first.
+        var order: [Slot] = []
+        var isMember: [Bool]
+        /// For each member, its started dependents that have not shut down yet.
+        var pendingDependents: [Int]
+        var remaining = 0
+        var pool: WorkerPool?
+        var finished: CheckedContinuation<Void, Never>?
+
+        init(deadline: Duration, slotCount: Int) {
+            self.deadline = deadline
+            isMember = Array(repeating: false, count: slotCount)
+            pendingDependents = Array(repeating: 0, count: slotCount)
+        }
+    }
+
+    /// Shuts one service down (a shutdown worker's body), within the run's deadline.
+    private func shutDown(_ slot: Slot, in run: ShutdownRun, by worker: Worker) async {
+        let entry = entries[slot]
+        guard let instance = entry.instance else { return finish(slot, in: run) }
+        entry.inFlight = true
+        entry.worker = worker
+        entry.deadlineID = deadlines.add(after: run.deadline) { [weak self] in
+            // Out of time: it is destroyed without waiting further, and its worker is given up.
+            guard let self else { return }
+            entry.deadlineID = nil
+            guard let worker = entry.endCall(self.deadlines) else { return }
+            if let worker { run.pool?.abandon(worker) }
+            self.finish(slot, in: run)
+        }
+        await instance.shutdown()
+        guard entry.endCall(deadlines) != nil else { return }
+        finish(slot, in: run)
+    }
+
+    /// The service in `slot` has shut down (or ran out of time): destroy it and release what
+    /// depends on nothing else still running.
+    private func finish(_ slot: Slot, in run: ShutdownRun) {
+        if let instance = entries[slot].instance {
+            instance.willDestroy()
+            entries[slot].instance = nil
+        }
+        // A started one's dependents wait for it again.
+        graph.markDestroyed(slot)
+        for dependency in graph.dependencies(of: slot) where run.isMember[dependency] {
+            run.pendingDependents[dependency] -= 1
+            if run.pendingDependents[dependency] == 0 { run.pool?.add(dependency) }
+        }
+        run.remaining -= 1
+        if run.remaining == 0, let finished = run.finished {
+            run.finished = nil
+            finished.resume()
+        }
     }
 }
