@@ -33,6 +33,8 @@ extension ServiceRegistry {
         var worker: Worker?
         /// Its start's (or shutdown's) deadline in the registry's ``DeadlineQueue``.
         var deadlineID: Int?
+        /// The shutdown it is part of, while it shuts down.
+        var shutdownRun: ShutdownRun?
 
         /// Ends the call under way — its outcome came, its deadline passed, or it was abandoned —
         /// removing its deadline (unless that is what fired: clear `deadlineID` first).
@@ -260,6 +262,7 @@ extension ServiceRegistry {
             await withCheckedContinuation { run.continuation = $0 }
         }
         timer?.cancel()
+        deadlines.releaseTimerIfIdle()
         for slot in run.waitingFor where !waiting[slot].isEmpty { waiting[slot].remove(run) }
         if let error = run.error { throw error }
     }
@@ -285,19 +288,19 @@ extension ServiceRegistry {
             instance.didCreate()
         }
         entry.inFlight = true
-        if let deadline = entry.deadline {
-            entry.deadlineID = deadlines.add(after: deadline) { [weak self] in self?.timeOut(slot, after: deadline) }
-        }
+        if let deadline = entry.deadline { entry.deadlineID = deadlines.add(after: deadline, tag: slot) }
         return slot
     }
 
-    /// The start of the service in `slot` ran past its deadline: it is cancelled and fails.
-    private func timeOut(_ slot: Slot, after deadline: Duration) {
+    /// The deadline of the call under way in `slot` passed (the ``DeadlineQueue`` already forgot it).
+    func deadlinePassed(_ slot: Slot) {
         let entry = entries[slot]
         entry.deadlineID = nil
+        if let run = entry.shutdownRun { return shutdownTimedOut(slot, in: run) }
+        // A start: it is cancelled and fails.
         guard let worker = entry.endCall(deadlines) else { return }
         if let worker { starts.abandon(worker) }
-        fail(slot, .timedOut, detail: "\(deadline)")
+        fail(slot, .timedOut, detail: "\(entry.deadline.map { "\($0)" } ?? "")")
     }
 
     /// Queues the service in `slot` for a start worker.
@@ -333,7 +336,7 @@ extension ServiceRegistry {
     /// Marks `slot` started and queues the dependents it made ready.
     private func started(_ slot: Slot) {
         let ready = graph.markStarted(slot)
-        startOrder.append(graph.name(of: slot))
+        startedSlots.append(slot)
         settle(slot, error: nil)
         for dependent in ready {
             if let ready = prepare(dependent) { launch(ready) }

@@ -28,7 +28,9 @@ public final class ServiceRegistry {
     /// How many services ``shutdown(deadline:)`` lets shut down at once. Default 16.
     public var maxConcurrentShutdowns = 16
     /// The services in the order their starts completed.
-    public internal(set) var startOrder: [String] = []
+    public var startOrder: [String] { startedSlots.map(graph.name(of:)) }
+    /// The slots behind ``startOrder``.
+    var startedSlots: [Slot] = []
     /// Why the last registration was refused.
     public private(set) var lastRegistrationError: ServiceError?
 
@@ -41,18 +43,15 @@ public final class ServiceRegistry {
     var waiting: [RunList] = []
     /// The failures and the chains their errors name, shared by those errors.
     let failures = ServiceFailureLog()
-    /// The deadlines of the starts and shutdowns under way, behind one timer.
-    let deadlines: DeadlineQueue
+    /// The deadlines of the starts and shutdowns under way, behind one timer; tagged by slot.
+    private(set) lazy var deadlines = DeadlineQueue(application: application) { [weak self] slot in self?.deadlinePassed(slot) }
     /// The services ready to start, and the workers starting them.
     private(set) lazy var starts = WorkerPool { [weak self] slot, worker in await self?.start(slot, by: worker) }
     private var bootReady: [CheckedContinuation<Void, Never>] = []
     private var bootFinished = false
     private var lastBootError: ServiceError?
 
-    init(application: Application) {
-        self.application = application
-        deadlines = DeadlineQueue(application: application)
-    }
+    init(application: Application) { self.application = application }
 
     // MARK: Registration
 
@@ -91,7 +90,7 @@ public final class ServiceRegistry {
         settle(slot, error: ServiceError(code: .unknown, service: name))
         if let instance = entry.instance, state != .destroyed { instance.willDestroy() }
         entry.instance = nil
-        startOrder.removeAll { $0 == name }
+        startedSlots.removeAll { $0 == slot }
     }
 
     /// The registered names, in registration order.
@@ -206,12 +205,12 @@ public final class ServiceRegistry {
     /// starts new instances.
     public func shutdown(deadline: Duration = .seconds(5)) async {
         let run = ShutdownRun(deadline: deadline, slotCount: entries.count)
-        for name in startOrder.reversed() {
-            guard let slot = graph.slot(named: name), entries[slot].instance != nil, graph.state(of: slot) == .started else { continue }
+        for slot in startedSlots.reversed() {
+            guard entries[slot].instance != nil, graph.state(of: slot) == .started else { continue }
             run.order.append(slot)
             run.isMember[slot] = true
         }
-        startOrder.removeAll()
+        startedSlots.removeAll()
         guard !run.order.isEmpty else { return }
         run.remaining = run.order.count
         var rank = Array(repeating: 0, count: entries.count)
@@ -225,6 +224,7 @@ public final class ServiceRegistry {
         for slot in run.order where run.pendingDependents[slot] == 0 { run.pool?.add(slot) }
         await withCheckedContinuation { run.finished = $0 }
         run.pool = nil
+        deadlines.releaseTimerIfIdle()
     }
 }
 
@@ -254,22 +254,25 @@ extension ServiceRegistry {
         guard let instance = entry.instance else { return finish(slot, in: run) }
         entry.inFlight = true
         entry.worker = worker
-        entry.deadlineID = deadlines.add(after: run.deadline) { [weak self] in
-            // Out of time: it is destroyed without waiting further, and its worker is given up.
-            guard let self else { return }
-            entry.deadlineID = nil
-            guard let worker = entry.endCall(self.deadlines) else { return }
-            if let worker { run.pool?.abandon(worker) }
-            self.finish(slot, in: run)
-        }
+        entry.shutdownRun = run
+        entry.deadlineID = deadlines.add(after: run.deadline, tag: slot)
         await instance.shutdown()
         guard entry.endCall(deadlines) != nil else { return }
+        finish(slot, in: run)
+    }
+
+    /// A shutdown ran past its deadline: the service is destroyed without waiting further, and its
+    /// worker is given up.
+    func shutdownTimedOut(_ slot: Slot, in run: ShutdownRun) {
+        guard let worker = entries[slot].endCall(deadlines) else { return }
+        if let worker { run.pool?.abandon(worker) }
         finish(slot, in: run)
     }
 
     /// The service in `slot` has shut down (or ran out of time): destroy it and release what
     /// depends on nothing else still running.
     private func finish(_ slot: Slot, in run: ShutdownRun) {
+        entries[slot].shutdownRun = nil
         if let instance = entries[slot].instance {
             instance.willDestroy()
             entries[slot].instance = nil

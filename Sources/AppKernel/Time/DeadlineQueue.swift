@@ -1,16 +1,20 @@
-/// Many deadlines on the application's clock behind one timer: a min-heap of due times, and one
-/// timer armed for the earliest. Adding and removing a deadline are O(log n) amortised and cost
-/// no task; a thousand services starting with a 20-second deadline each hold one timer, not a
-/// thousand sleeping tasks.
+/// Many deadlines on the application's clock behind one timer: a min-heap of due times, each with
+/// an integer tag, and one timer armed for the earliest; when one passes, `onDue` gets its tag. A
+/// thousand services starting with a 20-second deadline each hold one timer and a few bytes
+/// each — no task, no closure per deadline.
 ///
-/// Removed deadlines stay in the heap as stale entries until they reach the top or until they
-/// outnumber the live ones, when the heap is rebuilt (O(n), amortised over the removals). When no
-/// live deadline is left, the heap is emptied and the timer cancelled.
+/// Adding and removing a deadline are O(log n) amortised. A removed deadline stays in the heap as
+/// a stale entry until it reaches the top or until stale entries outnumber live ones, when the
+/// heap is rebuilt (O(n), amortised over the removals); with none live, the heap is emptied. The
+/// timer stays armed when the last deadline is removed (re-arming costs a timer each time on a
+/// real clock): it fires, finds nothing, and stops — or the owner calls ``releaseTimerIfIdle()``
+/// once its work is done.
 ///
 /// ```swift
-/// let deadlines = DeadlineQueue(application: app)
-/// let id = deadlines.add(after: .seconds(20)) { timedOut() }
+/// let deadlines = DeadlineQueue(application: app) { tag in timedOut(tag) }
+/// let id = deadlines.add(after: .seconds(20), tag: 7)
 /// deadlines.remove(id)              // the work finished in time
+/// deadlines.releaseTimerIfIdle()
 /// ```
 @MainActor
 package final class DeadlineQueue {
@@ -20,42 +24,75 @@ package final class DeadlineQueue {
     }
 
     private let application: Application
+    private let onDue: @MainActor (Int) -> Void
     private var heap: [Item] = []
-    private var actions: [Int: @MainActor () -> Void] = [:]
-    private var nextID = 0
+    /// The tag of each deadline by `id - base`; `nil` once it fired or was removed.
+    private var tags: [Int?] = []
+    private var base = 0
+    private var live = 0
     private var timer: ScheduledTimer?
     private var armedFor: Duration?
 
-    /// A queue on `application`'s clock.
-    package init(application: Application) { self.application = application }
+    /// A queue on `application`'s clock that hands `onDue` the tag of each deadline that passes.
+    package init(application: Application, onDue: @escaping @MainActor (Int) -> Void) {
+        self.application = application
+        self.onDue = onDue
+    }
 
-    /// The number of deadlines that have neither fired nor been removed.
-    package var count: Int { actions.count }
+    /// The number of deadlines that have neither passed nor been removed.
+    package var count: Int { live }
 
-    /// Runs `action` once `delay` has passed on the application's clock, unless removed first.
-    /// - Returns: The deadline's identifier, for ``remove(_:)``.
+    /// Adds a deadline `delay` from now on the application's clock.
+    /// - Returns: Its identifier, for ``remove(_:)``.
     @discardableResult
-    package func add(after delay: Duration, _ action: @escaping @MainActor () -> Void) -> Int {
-        let id = nextID
-        nextID += 1
+    package func add(after delay: Duration, tag: Int) -> Int {
+        let id = base + tags.count
         let due = application.uptime + delay
-        actions[id] = action
+        tags.append(tag)
+        live += 1
         push(Item(due: due, id: id))
         if armedFor.map({ due < $0 }) ?? true { arm(at: due) }
         return id
     }
 
-    /// Removes a deadline; nothing happens if it already fired or was removed.
+    /// Removes a deadline; nothing happens if it already passed or was removed.
     package func remove(_ id: Int) {
-        guard actions.removeValue(forKey: id) != nil else { return }
-        if actions.isEmpty {
-            heap.removeAll(keepingCapacity: false)
-            timer?.cancel()
-            timer = nil
-            armedFor = nil
-        } else if heap.count > 64, heap.count > 2 * actions.count {
+        guard take(id) != nil else { return }
+        if live == 0 {
+            heap.removeAll(keepingCapacity: true)
+        } else if heap.count > 64, heap.count > 2 * live {
             rebuild()
         }
+    }
+
+    /// Cancels the timer if no deadline is left.
+    package func releaseTimerIfIdle() {
+        guard live == 0 else { return }
+        timer?.cancel()
+        timer = nil
+        armedFor = nil
+        heap = []
+        tags = []
+    }
+
+    /// Clears the deadline `id` and returns its tag, if it was live.
+    private func take(_ id: Int) -> Int? {
+        let index = id - base
+        guard index >= 0, index < tags.count, let tag = tags[index] else { return nil }
+        tags[index] = nil
+        live -= 1
+        if live == 0 {
+            base += tags.count
+            tags.removeAll(keepingCapacity: true)
+        } else if index == 0 {
+            // Drop the cleared prefix once it is half the table.
+            let cleared = tags.prefix { $0 == nil }.count
+            if cleared * 2 > tags.count {
+                tags.removeFirst(cleared)
+                base += cleared
+            }
+        }
+        return tag
     }
 
     // MARK: Firing
@@ -66,18 +103,18 @@ package final class DeadlineQueue {
         timer = application.scheduleTimer(after: max(due - application.uptime, .zero)) { [weak self] in self?.fire() }
     }
 
-    /// Runs every deadline that is due, in due order (ties: the order they were added), then arms
-    /// the timer for the next one.
+    /// Hands over every deadline that is due, in due order (ties: the order they were added), then
+    /// arms the timer for the next one.
     private func fire() {
         timer = nil
         armedFor = nil
         let now = application.uptime
         while let top = heap.first, top.due <= now {
             pop()
-            // An action may add or remove deadlines; the heap is consistent between actions.
-            if let action = actions.removeValue(forKey: top.id) { action() }
+            // `onDue` may add or remove deadlines; the heap is consistent between calls.
+            if let tag = take(top.id) { onDue(tag) }
         }
-        if actions.isEmpty {
+        if live == 0 {
             heap.removeAll(keepingCapacity: false)
         } else if let next = heap.first, timer == nil {
             arm(at: next.due)
@@ -123,8 +160,11 @@ package final class DeadlineQueue {
 
     /// Drops the removed deadlines and restores the heap order (Floyd's construction, O(n)).
     private func rebuild() {
-        heap.removeAll { actions[$0.id] == nil }
+        heap.removeAll { item in
+            let index = item.id - base
+            return index < 0 || index >= tags.count || tags[index] == nil
+        }
         for index in stride(from: heap.count / 2 - 1, through: 0, by: -1) { siftDown(index) }
-        if let next = heap.first, armedFor.map({ next.due != $0 }) ?? true { arm(at: next.due) }
+        if let next = heap.first, armedFor.map({ next.due < $0 }) ?? true { arm(at: next.due) }
     }
 }
