@@ -89,12 +89,12 @@ extension Application {
                                   runAfterHooks: Bool = true, _ deliver: (Payload) -> Result) -> Delivery<Result> {
         let chain = hooks.chain(at: event)
         if let chain {
-            observe(.hooks, event.record(payload))
-            let policy = HookFailurePolicy.report(reportHookError)
+            if !pipelineObservers.isEmpty { observe(.hooks, event.record(payload)) }
+            let policy = reportingHookFailures
             _ = try? hooks.run(.before, of: chain, event, payload, policy)
             let result = (try? hooks.run(.handle, of: chain, event, payload, policy)) ?? .continue
             if result.stops {
-                observe(.hookStop(result), event.record(payload))
+                if !pipelineObservers.isEmpty { observe(.hookStop(result), event.record(payload)) }
                 return .stopped(result)
             }
         }
@@ -108,13 +108,13 @@ extension Application {
         if let record { everyEventListeners.deliver(record) }
         if let stage, let record { observe(stage, record) }
         let value = deliver(payload)
-        if let chain, runAfterHooks { _ = try? hooks.run(.after, of: chain, event, payload, .report(reportHookError)) }
+        if let chain, runAfterHooks { _ = try? hooks.run(.after, of: chain, event, payload, reportingHookFailures) }
         return .delivered(value)
     }
 
     /// Runs the `after` hooks of `event`, reporting failures.
     func runAfterHooksNow<Payload>(_ event: ApplicationEvent<Payload>, _ payload: Payload) {
-        try? hooks.runAfter(event, payload, onFailure: .report(reportHookError))
+        try? hooks.runAfter(event, payload, onFailure: reportingHookFailures)
     }
 
     /// Reports a pipeline step to the observers.

@@ -45,6 +45,8 @@ public final class Application {
     /// delivered (UIKit calls those delegate methods right after `didFinishLaunching` for such
     /// launches); `nil` for other launches.
     public internal(set) var launchCompletion: Completion<BackgroundFetchResult>?
+    /// See ``reportingHookFailures``.
+    private var hookFailurePolicy: HookFailurePolicy?
     /// The hooks of every life-cycle event (mPaaS's framework interface, generalised).
     public let hooks: HookRegistry
     /// The BootLoader that starts the app's parts once, during launch.
@@ -153,6 +155,15 @@ public final class Application {
 
     func report(_ kind: Diagnostic.Kind, subject: String, _ message: String) {
         diagnostics.append(Diagnostic(kind: kind, subject: subject, message: message, time: clock.elapsed()))
+    }
+
+    /// How the pipeline's hooks fail: reported through ``reportHookError(_:)``. Made once — a
+    /// policy made per event would allocate a closure and retain the application each time.
+    var reportingHookFailures: HookFailurePolicy {
+        if let policy = hookFailurePolicy { return policy }
+        let policy = HookFailurePolicy.report { [weak self] error in self?.reportHookError(error) }
+        hookFailurePolicy = policy
+        return policy
     }
 
     /// Keeps a hook failure, reports it as a diagnostic and hands it to the launch-error handler.
