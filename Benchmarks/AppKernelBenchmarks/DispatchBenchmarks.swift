@@ -2,137 +2,181 @@ import AppKernel
 import AppKernelTesting
 import Foundation
 
-/// AppKernel's listeners, a plain closure array and NotificationCenter, fed the same events.
+/// AppKernel's listeners, a plain closure array and NotificationCenter, fed the same events in
+/// interleaved rounds.
 @MainActor
 enum DispatchBenchmark {
+    /// Per-event fixed costs (seconds per event, one sample per round), measured interleaved.
+    struct Fixed {
+        /// No listener, no hook, trace off.
+        var plain: Stats
+        /// No listener on the event, one hook on `.didEnterBackground` and one on `.openURL`, trace off.
+        var otherHooks: Stats
+        /// No listener, `SimulatedHost()`'s default trace on.
+        var traced: Stats
+        /// A NotificationCenter post with no observer.
+        var center: Stats
+    }
+
+    /// Seconds per listener (one sample per round) at one listener count.
     struct PerListener {
-        var appKernel: Double
-        var closures: Double
-        var center: Double
+        var appKernelEvent: Stats
+        var appKernel: Stats
+        var closures: Stats
+        var center: Stats
     }
 
     struct Result {
-        var rows: [Row] = []
-        var perListenerByCount: [Int: PerListener] = [:]
-        /// ns per event with no listener at all.
-        var fixedAppKernel = 0.0
-        var fixedCenter = 0.0
-        func perListener(_ count: Int) -> PerListener { perListenerByCount[count] ?? PerListener(appKernel: 0, closures: 0, center: 0) }
+        var fixed: Fixed
+        var perListener: [(count: Int, figures: PerListener)]
     }
 
     static func measure(rounds: Int, scale: Int) throws -> Result {
-        var result = Result()
-        let fixedEvents = 200_000 / scale
-        result.fixedAppKernel = try appKernel(listeners: 0, events: fixedEvents, rounds: rounds) / Double(fixedEvents) * 1e9
-        result.fixedCenter = center(observers: 0, events: fixedEvents, rounds: rounds) / Double(fixedEvents) * 1e9
+        let fixed = try fixedCosts(rounds: rounds, events: 200_000 / scale)
+        var perListener: [(Int, PerListener)] = []
         for count in [1, 100, 10_000] {
-            let events = max(10, 200_000 / count / scale)
-            let appKernelEvent = try appKernel(listeners: count, events: events, rounds: rounds) / Double(events) * 1e9
-            let closureEvent = closures(count: count, events: events, rounds: rounds) / Double(events) * 1e9
-            let centerEvent = center(observers: count, events: events, rounds: rounds) / Double(events) * 1e9
-            let perListener = PerListener(appKernel: max(appKernelEvent - result.fixedAppKernel, 0) / Double(count),
-                                          closures: closureEvent / Double(count),
-                                          center: max(centerEvent - result.fixedCenter, 0) / Double(count))
-            result.perListenerByCount[count] = perListener
-            result.rows.append(Row(name: "\(count)", values: [String(format: "%.0f", appKernelEvent), String(format: "%.1f", perListener.appKernel),
-                                                            String(format: "%.1f", perListener.closures), String(format: "%.1f", perListener.center)]))
-        }
-        return result
-    }
-
-    /// Seconds for `events` memory warnings through the whole pipeline to `listeners` listeners.
-    static func appKernel(listeners: Int, events: Int, rounds: Int) throws -> Double {
-        let host = SimulatedHost(traceOptions: [])
-        let app = try host.launch(delegate: BenchAppDelegate())
-        let heard = Counter()   // the same body as the closures' and the observers'
-        let tokens = (0..<listeners).map { _ in app.addListener(for: .didReceiveMemoryWarning) { _ in heard.count += 1 } }
-        let seconds = try AppKernelBenchmarks.median(rounds) { for _ in 0..<events { try host.sendMemoryWarning() } }
-        precondition(heard.count == events * listeners * rounds, "listeners were not all called")
-        withExtendedLifetime(tokens) {}
-        return seconds
-    }
-
-    /// Seconds for `events` calls of every closure in an array, iterated as an app would
-    /// (`for handler in handlers`): each call retains and releases the closure's context — about
-    /// three quarters of its cost here (perf). AppKernel's delivery loop reads its entries
-    /// without retaining them, which is why it can come out cheaper per listener.
-    static func closures(count: Int, events: Int, rounds: Int) -> Double {
-        let heard = Counter()
-        let app = Application(delegate: BenchAppDelegate(), clock: TestClock())
-        let handlers: [(Application) -> Void] = (0..<count).map { _ in { _ in heard.count += 1 } }
-        let seconds = AppKernelBenchmarks.median(rounds) {
-            for _ in 0..<events { for handler in handlers { handler(app) } }
-        }
-        precondition(heard.count == events * count * rounds, "closures were not all called")
-        return seconds
-    }
-
-    /// Seconds for `events` posts to `observers` block observers of a NotificationCenter.
-    static func center(observers: Int, events: Int, rounds: Int) -> Double {
-        let center = NotificationCenter()
-        let counter = Counter()
-        let name = Notification.Name("memoryWarning")
-        let tokens = (0..<observers).map { _ in center.addObserver(forName: name, object: nil, queue: nil) { _ in counter.count += 1 } }
-        let seconds = AppKernelBenchmarks.median(rounds) {
-            for _ in 0..<events { center.post(name: name, object: nil) }
-        }
-        precondition(counter.count == events * observers * rounds, "observers were not all called")
-        for token in tokens { center.removeObserver(token) }
-        return seconds
-    }
-}
-
-/// One event through before / handle / after hooks, k at each stage.
-@MainActor
-enum HookBenchmark {
-    static func measure(rounds: Int, scale: Int) throws -> [Row] {
-        var rows: [Row] = []
-        var base = 0.0
-        for perStage in [0, 1, 100] {
+            // About a million listener calls per round (100,000 in a quick run).
+            let events = max(10, 1_000_000 / count / scale)
+            let heard = Counter()
             let host = SimulatedHost(traceOptions: [])
             let app = try host.launch(delegate: BenchAppDelegate())
-            var calls = 0
-            var hooks: [ListenerToken] = []
-            for _ in 0..<perStage {
-                app.hooks.before(.didReceiveMemoryWarning) { _ in calls += 1 }.store(in: &hooks)
-                app.hooks.handle(.didReceiveMemoryWarning) { _ in calls += 1; return .continue }.store(in: &hooks)
-                app.hooks.after(.didReceiveMemoryWarning) { _ in calls += 1 }.store(in: &hooks)
-            }
-            let events = max(100, 200_000 / max(perStage, 1) / scale)
-            let seconds = try AppKernelBenchmarks.median(rounds) { for _ in 0..<events { try host.sendMemoryWarning() } }
-            precondition(calls == events * perStage * 3 * rounds, "hooks were not all called")
-            let perEvent = seconds / Double(events) * 1e9
-            if perStage == 0 { base = perEvent }
-            rows.append(Row(name: "\(perStage)", values: [String(format: "%.0f", perEvent),
-                                                          perStage == 0 ? "" : String(format: "%.0f ns (%.1f ns per hook)", perEvent - base, (perEvent - base) / Double(3 * perStage))]))
+            let tokens = (0..<count).map { _ in app.addListener(for: .didReceiveMemoryWarning) { _ in heard.count += 1 } }
+            let handlers: [(Application) -> Void] = (0..<count).map { _ in { _ in heard.count += 1 } }
+            let center = NotificationCenter()
+            let name = Notification.Name("memoryWarning")
+            let observers = (0..<count).map { _ in center.addObserver(forName: name, object: nil, queue: nil) { _ in heard.count += 1 } }
+            let samples = try Measure.stats(rounds: rounds, warmUp: true, [
+                { try Measure.time { for _ in 0..<events { try host.sendMemoryWarning() } } / Double(events) },
+                // A closure array iterated as an app would (`for handler in handlers`): each call
+                // retains and releases the closure's context — about three quarters of its cost
+                // here (perf). AppKernel's delivery loop reads its entries without retaining
+                // them, which is why it can come out cheaper per listener.
+                { Measure.time { for _ in 0..<events { for handler in handlers { handler(app) } } } / Double(events) },
+                { Measure.time { for _ in 0..<events { center.post(name: name, object: nil) } } / Double(events) },
+            ])
+            precondition(heard.count == 3 * events * count * (rounds + 1), "listeners, closures or observers were not all called")
+            for observer in observers { center.removeObserver(observer) }
+            withExtendedLifetime(tokens) {}
+            // Per listener: the event's cost less the fixed cost of an event (the median of its
+            // own interleaved rounds), over the listeners.
+            let appKernelFixed = fixed.plain.median, centerFixed = fixed.center.median
+            perListener.append((count, PerListener(
+                appKernelEvent: samples[0],
+                appKernel: samples[0].map { Swift.max($0 - appKernelFixed, 0) / Double(count) },
+                closures: samples[1].map { $0 / Double(count) },
+                center: samples[2].map { Swift.max($0 - centerFixed, 0) / Double(count) })))
         }
-        return rows
+        return Result(fixed: fixed, perListener: perListener)
+    }
+
+    /// The cost of an event nobody listens to, four ways, interleaved.
+    static func fixedCosts(rounds: Int, events: Int) throws -> Fixed {
+        let plainHost = SimulatedHost(traceOptions: [])
+        try plainHost.launch(delegate: BenchAppDelegate())
+
+        let hookedHost = SimulatedHost(traceOptions: [])
+        let hooked = try hookedHost.launch(delegate: BenchAppDelegate())
+        // Hooks on other events: what an app with any hook at all runs for every memory warning.
+        let otherHooks = [hooked.hooks.before(.didEnterBackground) { _ in }, hooked.hooks.before(.openURL) { _ in }]
+
+        let tracedHost = SimulatedHost()   // the default trace: delegates, system events, hook stops
+        try tracedHost.launch(delegate: BenchAppDelegate())
+
+        let center = NotificationCenter()
+        let name = Notification.Name("memoryWarning")
+
+        func perEvent(_ host: SimulatedHost) throws -> Double {
+            let seconds = try Measure.time { for _ in 0..<events { try host.sendMemoryWarning() } }
+            host.trace.clear()   // outside the timing: the trace's memory would otherwise grow every round
+            return seconds / Double(events)
+        }
+        let samples = try Measure.stats(rounds: rounds, warmUp: true, [
+            { try perEvent(plainHost) },
+            { try perEvent(hookedHost) },
+            { try perEvent(tracedHost) },
+            { Measure.time { for _ in 0..<events { center.post(name: name, object: nil) } } / Double(events) },
+        ])
+        withExtendedLifetime(otherHooks) {}
+        return Fixed(plain: samples[0], otherHooks: samples[1], traced: samples[2], center: samples[3])
     }
 }
 
-/// Lifecycle transitions per second through SimulatedHost.
+/// One event through before / handle / after hooks, k at each stage, with no slow-hook budget
+/// configured and with the default one (100 ms), interleaved.
+@MainActor
+enum HookBenchmark {
+    struct Figures {
+        /// Seconds per event: no hooks / k hooks per stage, no budget / default budget.
+        var baseNoBudget: Stats, baseBudget: Stats, noBudget: Stats, budget: Stats
+        /// Seconds per hook, round by round: (k hooks − no hooks) / 3k.
+        var perHookNoBudget: Stats, perHookBudget: Stats
+    }
+
+    static func measure(rounds: Int, scale: Int) throws -> [(perStage: Int, figures: Figures)] {
+        var results: [(Int, Figures)] = []
+        for perStage in [1, 100] {
+            let events = max(100, 200_000 / perStage / scale)
+            let calls = Counter()
+            var tokens: [ListenerToken] = []
+            func host(hooks: Int, budget: Duration?) throws -> SimulatedHost {
+                let host = SimulatedHost(configuration: ApplicationConfiguration(slowHookBudget: budget), traceOptions: [])
+                let app = try host.launch(delegate: BenchAppDelegate())
+                for _ in 0..<hooks {
+                    app.hooks.before(.didReceiveMemoryWarning) { _ in calls.count += 1 }.store(in: &tokens)
+                    app.hooks.handle(.didReceiveMemoryWarning) { _ in calls.count += 1; return .continue }.store(in: &tokens)
+                    app.hooks.after(.didReceiveMemoryWarning) { _ in calls.count += 1 }.store(in: &tokens)
+                }
+                return host
+            }
+            let defaultBudget = ApplicationConfiguration().slowHookBudget
+            let hosts = [try host(hooks: 0, budget: nil), try host(hooks: 0, budget: defaultBudget),
+                         try host(hooks: perStage, budget: nil), try host(hooks: perStage, budget: defaultBudget)]
+            let samples = try Measure.stats(rounds: rounds, warmUp: true, hosts.map { host in
+                { try Measure.time { for _ in 0..<events { try host.sendMemoryWarning() } } / Double(events) }
+            })
+            precondition(calls.count == 2 * events * perStage * 3 * (rounds + 1), "hooks were not all called")
+            withExtendedLifetime(tokens) {}
+            let hooks = Double(3 * perStage)
+            results.append((perStage, Figures(baseNoBudget: samples[0], baseBudget: samples[1], noBudget: samples[2], budget: samples[3],
+                                              perHookNoBudget: samples[2].zip(samples[0]) { ($0 - $1) / hooks },
+                                              perHookBudget: samples[3].zip(samples[1]) { ($0 - $1) / hooks })))
+        }
+        return results
+    }
+}
+
+/// Lifecycle transitions per second through SimulatedHost, with and without scenes, interleaved.
 @MainActor
 enum SimulationBenchmark {
     static func measure(rounds: Int, scale: Int) throws -> (rows: [Row], best: Double) {
-        var rows: [Row] = []
-        var best = 0.0
         // With one scene a round trip is 4 transitions (active → inactive → background → inactive →
         // active), each delivered to the scene delegate and listeners; without scenes, the same 4.
+        let trips = 50_000 / scale
+        var hosts: [SimulatedHost] = []
         for scenes in [true, false] {
             var configuration = ApplicationConfiguration()
             configuration.usesScenes = scenes
             let host = SimulatedHost(configuration: configuration, traceOptions: [])
-            _ = try host.launch(delegate: scenes ? BenchAppDelegate() : PlainAppDelegate())
-            let trips = 50_000 / scale
-            let seconds = try AppKernelBenchmarks.median(rounds) {
-                for _ in 0..<trips {
-                    try host.moveToBackground()
-                    try host.moveToForeground()
+            try host.launch(delegate: scenes ? BenchAppDelegate() : PlainAppDelegate())
+            hosts.append(host)
+        }
+        let samples = try Measure.stats(rounds: rounds, warmUp: true, hosts.map { host in
+            {
+                try Measure.time {
+                    for _ in 0..<trips {
+                        try host.moveToBackground()
+                        try host.moveToForeground()
+                    }
                 }
             }
-            let perSecond = Double(4 * trips) / seconds
-            best = max(best, perSecond)
-            rows.append(Row(name: scenes ? "one scene" : "no scenes (app delegate only)", values: [String(format: "%.0f", perSecond), String(format: "%.2f µs", seconds / Double(trips) * 1e6)]))
+        })
+        var rows: [Row] = []
+        var best = 0.0
+        for (index, name) in ["one scene", "no scenes (app delegate only)"].enumerated() {
+            let perSecond = samples[index].map { Double(4 * trips) / $0 }
+            best = max(best, perSecond.median)
+            rows.append(Row(name: name, values: [String(format: "%.0f / %.0f", perSecond.samples.max() ?? 0, perSecond.median),
+                                                 Format.time(samples[index].map { $0 / Double(trips) })]))
         }
         return (rows, best)
     }
@@ -140,22 +184,3 @@ enum SimulationBenchmark {
 
 @MainActor
 final class PlainAppDelegate: ApplicationDelegate {}
-
-/// The virtual clock's cost per timer.
-@MainActor
-enum ClockBenchmark {
-    static func perTimer(rounds: Int, timers: Int) async -> Double {
-        let clock = TestClock()
-        var fired = 0
-        var samples: [Double] = []
-        for _ in 0..<rounds {
-            let start = ContinuousClock.now
-            let handles = (0..<timers).map { index in clock.scheduleTimer(after: .milliseconds(index)) { fired += 1 } }
-            await clock.advance(by: .seconds(timers))
-            samples.append(AppKernelBenchmarks.seconds(ContinuousClock.now - start))
-            withExtendedLifetime(handles) {}
-        }
-        precondition(fired == timers * rounds, "timers did not all fire")
-        return samples.sorted()[rounds / 2] / Double(timers)
-    }
-}

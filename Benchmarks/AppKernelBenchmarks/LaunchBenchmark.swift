@@ -37,20 +37,21 @@ enum LaunchBenchmark {
         return Launched(app: app, loader: loader, manager: manager)
     }
 
-    /// The median time of a launch, and the memory ten launched apps keep, per app.
-    static func measure(rounds: Int, services: Int) async throws -> (seconds: Double, retainedKB: Double) {
+    /// The time of a launch, round by round, and the memory ten launched apps keep, per app.
+    static func measure(rounds: Int, services: Int) async throws -> (seconds: Stats, retainedKB: Double) {
         var samples: [Double] = []
         for _ in 0..<rounds {
-            let start = ContinuousClock.now
-            let launched = try await launch(services: services)
-            samples.append(AppKernelBenchmarks.seconds(ContinuousClock.now - start))
-            _ = try launched.app.handle(.terminate)
-            await launched.loader.context?.shutdown?.value
+            var launched: Launched?
+            samples.append(try await Measure.time { launched = try await launch(services: services) })
+            if let launched {
+                _ = try launched.app.handle(.terminate)
+                await launched.loader.context?.shutdown?.value
+            }
         }
         let before = Machine.residentKB
         var kept: [Launched] = []
         for _ in 0..<10 { kept.append(try await launch(services: services)) }
         let retained = (Machine.residentKB - before) / Double(kept.count)
-        return (samples.sorted()[samples.count / 2], retained)
+        return (Stats(samples), retained)
     }
 }
