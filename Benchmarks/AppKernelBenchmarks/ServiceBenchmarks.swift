@@ -77,13 +77,21 @@ struct ServiceGraphSpec {
 enum ServiceSetup: CaseIterable {
     /// What an app ships with: `ContinuousClock`, the default 20 s start deadline per service.
     case production
-    /// What a test runs with: `TestClock`, no start deadline.
+    /// What a test runs with: `TestClock`, no start or shutdown deadline.
     case test
 
     var label: String {
         switch self {
-        case .production: "production defaults (ContinuousClock, 20 s deadline)"
-        case .test: "test setup (TestClock, no deadline)"
+        case .production: "production defaults (ContinuousClock, 20 s start and 5 s shutdown deadlines)"
+        case .test: "test setup (TestClock, no deadlines)"
+        }
+    }
+
+    /// The shutdown deadline per service: the default in production, none in the test setup.
+    var shutdownDeadline: Duration? {
+        switch self {
+        case .production: .seconds(5)
+        case .test: nil
         }
     }
 
@@ -148,7 +156,7 @@ enum ServiceBenchmarks {
         precondition(services.startOrder.count == graph.count, "not all services started")
         let queued = await Measure.time { await Task { @MainActor in }.value }
         await Measure.settle()
-        let shutdown = await Measure.time { await services.shutdown() }
+        let shutdown = await Measure.time { await services.shutdown(deadline: setup.shutdownDeadline) }
         precondition(services.startOrder.isEmpty, "shutdown left services behind")
         return Round(register: register, start: start, queued: queued, shutdown: shutdown)
     }

@@ -200,10 +200,10 @@ public final class ServiceRegistry {
     /// ``Service/shutdown()`` begins once every started service that depends on it has shut down;
     /// of the services ready to go, the newest start goes first — services that do not suspend
     /// shut down in exact reverse order of their starts — and up to ``maxConcurrentShutdowns``
-    /// run at once (each one that suspends lets the next begin). Each is awaited at most `deadline` on the
-    /// application's clock, then told `willDestroy`, once. A later start (a relaunch) makes and
-    /// starts new instances.
-    public func shutdown(deadline: Duration = .seconds(5)) async {
+    /// run at once (each one that suspends lets the next begin). Each is awaited at most
+    /// `deadline` on the application's clock (`nil`: as long as it takes), then told
+    /// `willDestroy`, once. A later start (a relaunch) makes and starts new instances.
+    public func shutdown(deadline: Duration? = .seconds(5)) async {
         let run = ShutdownRun(deadline: deadline, slotCount: entries.count)
         for slot in startedSlots.reversed() {
             guard entries[slot].instance != nil, graph.state(of: slot) == .started else { continue }
@@ -231,7 +231,7 @@ public final class ServiceRegistry {
 extension ServiceRegistry {
     /// One call of ``shutdown(deadline:)``: who is still to go, and who waits for whom.
     final class ShutdownRun {
-        let deadline: Duration
+        let deadline: Duration?
         /// The started services, newest start first.
         var order: [Slot] = []
         var isMember: [Bool]
@@ -241,7 +241,7 @@ extension ServiceRegistry {
         var pool: WorkerPool?
         var finished: CheckedContinuation<Void, Never>?
 
-        init(deadline: Duration, slotCount: Int) {
+        init(deadline: Duration?, slotCount: Int) {
             self.deadline = deadline
             isMember = Array(repeating: false, count: slotCount)
             pendingDependents = Array(repeating: 0, count: slotCount)
@@ -255,7 +255,7 @@ extension ServiceRegistry {
         entry.inFlight = true
         entry.worker = worker
         entry.shutdownRun = run
-        entry.deadlineID = deadlines.add(after: run.deadline, tag: slot)
+        if let deadline = run.deadline { entry.deadlineID = deadlines.add(after: deadline, tag: slot) }
         await instance.shutdown()
         guard entry.endCall(deadlines) != nil else { return }
         finish(slot, in: run)
