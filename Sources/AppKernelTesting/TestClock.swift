@@ -1,3 +1,4 @@
+@_spi(AppKernelInternals) import AppKernelCore
 import AppKernel
 import Synchronization
 
@@ -51,9 +52,10 @@ public final class TestClock: SchedulingClock, Sendable {
         var nextID = 0
         /// The waiters by id.
         var waiters: [Int: Pending] = [:]
-        /// A binary min-heap of (deadline, id); entries whose id left `waiters` (cancelled) are
-        /// skipped when they reach the top. O(log n) schedule and pop, O(1) cancel.
-        var heap: [(deadline: Instant, id: Int)] = []
+        /// The waiters in deadline order (ties: first scheduled); entries whose id left
+        /// `waiters` (cancelled) are dropped when they reach the front. O(1) schedule and pop for
+        /// timers scheduled in deadline order, O(log n) otherwise; O(1) cancel.
+        var queue = DueQueue<Instant>()
         var cancelledBeforeRegistration: Set<Int> = []
 
         mutating func makeID() -> Int {
@@ -63,13 +65,11 @@ public final class TestClock: SchedulingClock, Sendable {
 
         mutating func insert(_ waiter: Pending) {
             waiters[waiter.id] = waiter
-            heap.append((waiter.deadline, waiter.id))
-            var child = heap.count - 1
-            while child > 0 {
-                let parent = (child - 1) / 2
-                guard Self.earlier(heap[child], than: heap[parent]) else { break }
-                heap.swapAt(child, parent)
-                child = parent
+            queue.insert(waiter.deadline, id: waiter.id)
+            // Cancelled entries are compacted away once they outnumber the live ones.
+            if queue.count > 64, queue.count > 2 * waiters.count {
+                let live = waiters
+                queue.compact { live[$0] != nil }
             }
         }
 
@@ -77,45 +77,23 @@ public final class TestClock: SchedulingClock, Sendable {
             waiters.removeValue(forKey: id)
         }
 
-        /// The earliest live waiter's heap entry, after dropping cancelled ones from the top.
+        /// The earliest live waiter's entry.
         mutating func top() -> (deadline: Instant, id: Int)? {
-            while let first = heap.first {
-                if waiters[first.id] != nil { return first }
-                popHeap()
-            }
-            return nil
+            let live = waiters
+            return queue.first { live[$0] != nil }.map { ($0.key, $0.id) }
         }
 
         /// Removes and returns the earliest waiter due at or before `limit` (ties: first scheduled).
         mutating func popDue(notAfter limit: Instant) -> Pending? {
             guard let first = top(), first.deadline <= limit else { return nil }
-            popHeap()
+            queue.removeFirst((first.deadline, first.id))
             if first.deadline > now { now = first.deadline }
             return waiters.removeValue(forKey: first.id)
         }
 
         /// The live waiters, earliest first.
         var ordered: [Pending] {
-            waiters.values.sorted { Self.earlier(($0.deadline, $0.id), than: ($1.deadline, $1.id)) }
-        }
-
-        private static func earlier(_ lhs: (deadline: Instant, id: Int), than rhs: (deadline: Instant, id: Int)) -> Bool {
-            lhs.deadline < rhs.deadline || (lhs.deadline == rhs.deadline && lhs.id < rhs.id)
-        }
-
-        private mutating func popHeap() {
-            heap.swapAt(0, heap.count - 1)
-            heap.removeLast()
-            var parent = 0
-            while true {
-                let left = 2 * parent + 1, right = left + 1
-                var smallest = parent
-                if left < heap.count, Self.earlier(heap[left], than: heap[smallest]) { smallest = left }
-                if right < heap.count, Self.earlier(heap[right], than: heap[smallest]) { smallest = right }
-                guard smallest != parent else { return }
-                heap.swapAt(parent, smallest)
-                parent = smallest
-            }
+            waiters.values.sorted { $0.deadline < $1.deadline || ($0.deadline == $1.deadline && $0.id < $1.id) }
         }
     }
 

@@ -1,11 +1,14 @@
-/// Many deadlines on the application's clock behind one timer: a min-heap of due times, each with
-/// an integer tag, and one timer armed for the earliest; when one passes, `onDue` gets its tag. A
+@_spi(AppKernelInternals) import AppKernelCore
+
+/// Many deadlines on the application's clock behind one timer: a ``DueQueue`` of due times, each
+/// with an integer tag, and one timer armed for the earliest; when one passes, `onDue` gets its tag. A
 /// thousand services starting with a 20-second deadline each hold one timer and a few bytes
 /// each — no task, no closure per deadline.
 ///
-/// Adding and removing a deadline are O(log n) amortised. A removed deadline stays in the heap as
-/// a stale entry until it reaches the top or until stale entries outnumber live ones, when the
-/// heap is rebuilt (O(n), amortised over the removals); with none live, the heap is emptied. The
+/// Adding and removing a deadline are O(1) amortised when deadlines are added in due order (the
+/// same delay each time) and O(log n) otherwise. A removed deadline stays queued as a stale entry
+/// until it reaches the front or until stale entries outnumber live ones, when the queue is
+/// compacted (O(n), amortised over the removals); with none live, the queue is emptied. The
 /// timer stays armed when the last deadline is removed (re-arming costs a timer each time on a
 /// real clock): it fires, finds nothing, and stops — or the owner calls ``releaseTimerIfIdle()``
 /// once its work is done.
@@ -18,14 +21,9 @@
 /// ```
 @MainActor
 package final class DeadlineQueue {
-    private struct Item {
-        let due: Duration
-        let id: Int
-    }
-
     private let application: Application
     private let onDue: @MainActor (Int) -> Void
-    private var heap: [Item] = []
+    private var queue = DueQueue<Duration>()
     /// The tag of each deadline by `id - base`; `nil` once it fired or was removed.
     private var tags: [Int?] = []
     private var base = 0
@@ -50,7 +48,7 @@ package final class DeadlineQueue {
         let due = application.uptime + delay
         tags.append(tag)
         live += 1
-        push(Item(due: due, id: id))
+        queue.insert(due, id: id)
         if armedFor.map({ due < $0 }) ?? true { arm(at: due) }
         return id
     }
@@ -59,9 +57,9 @@ package final class DeadlineQueue {
     package func remove(_ id: Int) {
         guard take(id) != nil else { return }
         if live == 0 {
-            heap.removeAll(keepingCapacity: true)
-        } else if heap.count > 64, heap.count > 2 * live {
-            rebuild()
+            queue.removeAll()
+        } else if queue.count > 64, queue.count > 2 * live {
+            queue.compact(isLive: isLive)
         }
     }
 
@@ -71,7 +69,7 @@ package final class DeadlineQueue {
         timer?.cancel()
         timer = nil
         armedFor = nil
-        heap = []
+        queue = DueQueue()
         tags = []
     }
 
@@ -109,62 +107,20 @@ package final class DeadlineQueue {
         timer = nil
         armedFor = nil
         let now = application.uptime
-        while let top = heap.first, top.due <= now {
-            pop()
-            // `onDue` may add or remove deadlines; the heap is consistent between calls.
-            if let tag = take(top.id) { onDue(tag) }
+        while let first = queue.first(isLive: isLive), first.key <= now {
+            queue.removeFirst(first)
+            // `onDue` may add or remove deadlines; the queue is consistent between calls.
+            if let tag = take(first.id) { onDue(tag) }
         }
         if live == 0 {
-            heap.removeAll(keepingCapacity: false)
-        } else if let next = heap.first, timer == nil {
-            arm(at: next.due)
+            queue = DueQueue()
+        } else if let next = queue.first(isLive: isLive), timer == nil {
+            arm(at: next.key)
         }
     }
 
-    // MARK: The heap, ordered by (due, id)
-
-    private static func precedes(_ lhs: Item, _ rhs: Item) -> Bool {
-        lhs.due != rhs.due ? lhs.due < rhs.due : lhs.id < rhs.id
-    }
-
-    private func push(_ item: Item) {
-        heap.append(item)
-        var child = heap.count - 1
-        while child > 0 {
-            let parent = (child - 1) / 2
-            guard Self.precedes(heap[child], heap[parent]) else { break }
-            heap.swapAt(child, parent)
-            child = parent
-        }
-    }
-
-    private func pop() {
-        let last = heap.removeLast()
-        guard !heap.isEmpty else { return }
-        heap[0] = last
-        siftDown(0)
-    }
-
-    private func siftDown(_ start: Int) {
-        var parent = start
-        while true {
-            let left = 2 * parent + 1, right = left + 1
-            var first = parent
-            if left < heap.count, Self.precedes(heap[left], heap[first]) { first = left }
-            if right < heap.count, Self.precedes(heap[right], heap[first]) { first = right }
-            guard first != parent else { return }
-            heap.swapAt(parent, first)
-            parent = first
-        }
-    }
-
-    /// Drops the removed deadlines and restores the heap order (Floyd's construction, O(n)).
-    private func rebuild() {
-        heap.removeAll { item in
-            let index = item.id - base
-            return index < 0 || index >= tags.count || tags[index] == nil
-        }
-        for index in stride(from: heap.count / 2 - 1, through: 0, by: -1) { siftDown(index) }
-        if let next = heap.first, armedFor.map({ next.due < $0 }) ?? true { arm(at: next.due) }
+    private func isLive(_ id: Int) -> Bool {
+        let index = id - base
+        return index >= 0 && index < tags.count && tags[index] != nil
     }
 }

@@ -1,0 +1,110 @@
+/// Items ordered by when they are due — the queue behind the test clock's timers and the kernel's
+/// deadline queue. Each item is a key (an instant or an uptime) and an identifier; identifiers
+/// must grow with every insertion, and break ties (first inserted, first out).
+///
+/// Items inserted in due order — the usual case: the same delay after a clock that only moves
+/// forward — go to a FIFO run, O(1) in and out; an item due earlier than the run's last goes to a
+/// binary heap, O(log n). The earliest item is the earlier of the two fronts. Removal is the
+/// owner's: it keeps the live identifiers and passes `isLive`, and dead items are dropped as they
+/// reach a front (or all at once by ``compact(isLive:)``).
+///
+/// Public only through the `AppKernelInternals` SPI, so that the kernel and the testing module can
+/// inline and specialise it (see ListenerTable.swift); not an API.
+@_spi(AppKernelInternals) public struct DueQueue<Key: Comparable> {
+    @usableFromInline var run: [(key: Key, id: Int)] = []
+    @usableFromInline var head = 0
+    @usableFromInline var heap: [(key: Key, id: Int)] = []
+
+    /// An empty queue.
+    @inlinable public init() {}
+
+    /// Items held, dead ones included until dropped.
+    @inlinable public var count: Int { run.count - head + heap.count }
+
+    /// Adds an item; `id` must be greater than every identifier inserted before.
+    @inlinable public mutating func insert(_ key: Key, id: Int) {
+        if head == run.count || !(key < run[run.count - 1].key) {
+            run.append((key, id))
+        } else {
+            heap.append((key, id))
+            siftUp(heap.count - 1)
+        }
+    }
+
+    /// The earliest live item, dropping dead ones from the fronts.
+    @inlinable public mutating func first(isLive: (Int) -> Bool) -> (key: Key, id: Int)? {
+        while head < run.count, !isLive(run[head].id) { advanceRun() }
+        while let top = heap.first, !isLive(top.id) { popHeap() }
+        switch (head < run.count ? run[head] : nil, heap.first) {
+        case (nil, nil): return nil
+        case (let item?, nil), (nil, let item?): return item
+        case (let fromRun?, let fromHeap?): return Self.precedes(fromHeap, fromRun) ? fromHeap : fromRun
+        }
+    }
+
+    /// Removes the item ``first(isLive:)`` returned.
+    @inlinable public mutating func removeFirst(_ item: (key: Key, id: Int)) {
+        if head < run.count, run[head].id == item.id { advanceRun() } else { popHeap() }
+    }
+
+    /// Drops every dead item at once (O(n)).
+    @inlinable public mutating func compact(isLive: (Int) -> Bool) {
+        run.removeSubrange(0..<head)
+        head = 0
+        run.removeAll { !isLive($0.id) }
+        heap.removeAll { !isLive($0.id) }
+        for index in stride(from: heap.count / 2 - 1, through: 0, by: -1) { siftDown(index) }
+    }
+
+    /// Empties the queue.
+    @inlinable public mutating func removeAll() {
+        run.removeAll(keepingCapacity: true)
+        head = 0
+        heap.removeAll(keepingCapacity: true)
+    }
+
+    @inlinable static func precedes(_ lhs: (key: Key, id: Int), _ rhs: (key: Key, id: Int)) -> Bool {
+        lhs.key < rhs.key || (lhs.key == rhs.key && lhs.id < rhs.id)
+    }
+
+    @inlinable mutating func advanceRun() {
+        head += 1
+        if head == run.count {
+            run.removeAll(keepingCapacity: true)
+            head = 0
+        } else if head > 64, head * 2 > run.count {
+            run.removeSubrange(0..<head)
+            head = 0
+        }
+    }
+
+    @inlinable mutating func siftUp(_ start: Int) {
+        var child = start
+        while child > 0 {
+            let parent = (child - 1) / 2
+            guard Self.precedes(heap[child], heap[parent]) else { return }
+            heap.swapAt(child, parent)
+            child = parent
+        }
+    }
+
+    @inlinable mutating func popHeap() {
+        let last = heap.removeLast()
+        guard !heap.isEmpty else { return }
+        heap[0] = last
+        siftDown(0)
+    }
+
+    @inlinable mutating func siftDown(_ start: Int) {
+        var parent = start
+        while true {
+            let left = 2 * parent + 1, right = left + 1
+            var first = parent
+            if left < heap.count, Self.precedes(heap[left], heap[first]) { first = left }
+            if right < heap.count, Self.precedes(heap[right], heap[first]) { first = right }
+            guard first != parent else { return }
+            heap.swapAt(parent, first)
+            parent = first
+        }
+    }
+}
