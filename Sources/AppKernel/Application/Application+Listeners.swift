@@ -87,12 +87,13 @@ extension Application {
     @discardableResult
     func publish<Payload, Result>(_ event: ApplicationEvent<Payload>, _ payload: Payload, to stage: PipelineStage?,
                                   runAfterHooks: Bool = true, _ deliver: (Payload) -> Result) -> Delivery<Result> {
-        let chain = hooks.chain(at: event)
-        if let chain {
+        // One snapshot of the point's hooks for the whole dispatch, and one reading of the budget.
+        let hookRun = hooks.chain(at: event).map { (hooks: $0.snapshot(), budget: hooks.slowHookBudget) }
+        if let hookRun {
             if !pipelineObservers.isEmpty { observe(.hooks, event.record(payload)) }
-            let policy = reportingHookFailures
-            _ = try? hooks.run(.before, of: chain, event, payload, policy)
-            let result = (try? hooks.run(.handle, of: chain, event, payload, policy)) ?? .continue
+            let policy = hookFailurePolicy
+            _ = try? hooks.run(hookRun.hooks.before, event, payload, policy, budget: hookRun.budget)
+            let result = (try? hooks.run(hookRun.hooks.handle, event, payload, policy, budget: hookRun.budget)) ?? .continue
             if result.stops {
                 if !pipelineObservers.isEmpty { observe(.hookStop(result), event.record(payload)) }
                 return .stopped(result)
@@ -108,13 +109,15 @@ extension Application {
         if let record { everyEventListeners.deliver(record) }
         if let stage, let record { observe(stage, record) }
         let value = deliver(payload)
-        if let chain, runAfterHooks { _ = try? hooks.run(.after, of: chain, event, payload, reportingHookFailures) }
+        if let hookRun, runAfterHooks {
+            _ = try? hooks.run(hookRun.hooks.after, event, payload, hookFailurePolicy, budget: hookRun.budget)
+        }
         return .delivered(value)
     }
 
     /// Runs the `after` hooks of `event`, reporting failures.
     func runAfterHooksNow<Payload>(_ event: ApplicationEvent<Payload>, _ payload: Payload) {
-        try? hooks.runAfter(event, payload, onFailure: reportingHookFailures)
+        try? hooks.runAfter(event, payload, onFailure: hookFailurePolicy)
     }
 
     /// Reports a pipeline step to the observers.

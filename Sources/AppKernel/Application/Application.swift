@@ -45,8 +45,10 @@ public final class Application {
     /// delivered (UIKit calls those delegate methods right after `didFinishLaunching` for such
     /// launches); `nil` for other launches.
     public internal(set) var launchCompletion: Completion<BackgroundFetchResult>?
-    /// See ``reportingHookFailures``.
-    private var hookFailurePolicy: HookFailurePolicy?
+    /// How the pipeline's hooks fail: reported through ``reportHookError(_:)``. Made once, in the
+    /// initialiser, and a `let` — a policy made per event would allocate a closure and retain the
+    /// application each time.
+    let hookFailurePolicy: HookFailurePolicy
     /// The hooks of every life-cycle event (mPaaS's framework interface, generalised).
     public let hooks: HookRegistry
     /// The BootLoader that starts the app's parts once, during launch.
@@ -108,6 +110,9 @@ public final class Application {
         self.configuration = configuration
         self.bootLoader = bootLoader
         self.hooks = HookRegistry(clock: clock, slowHookBudget: configuration.slowHookBudget)
+        let reporter = WeakApplication()
+        self.hookFailurePolicy = .report { error in reporter.application?.reportHookError(error) }
+        reporter.application = self
         hooks.onSlowHook = { [weak self] timing in
             self?.checkBudget(point: timing.point, stage: timing.stage, hook: timing.hook, duration: timing.duration)
         }
@@ -157,15 +162,6 @@ public final class Application {
         diagnostics.append(Diagnostic(kind: kind, subject: subject, message: message, time: clock.elapsed()))
     }
 
-    /// How the pipeline's hooks fail: reported through ``reportHookError(_:)``. Made once — a
-    /// policy made per event would allocate a closure and retain the application each time.
-    var reportingHookFailures: HookFailurePolicy {
-        if let policy = hookFailurePolicy { return policy }
-        let policy = HookFailurePolicy.report { [weak self] error in self?.reportHookError(error) }
-        hookFailurePolicy = policy
-        return policy
-    }
-
     /// Keeps a hook failure, reports it as a diagnostic and hands it to the launch-error handler.
     func reportHookError(_ error: HookError) {
         hookErrors.append(error)
@@ -179,4 +175,11 @@ public final class Application {
         report(.slowHook, subject: "\(point)/\(hook)",
                "the \(stage.rawValue) hook ran for \(duration), over the budget of \(budget); it blocks the main actor. Move slow work into an async task or a BootLoader phase.")
     }
+}
+
+/// A weak reference to an application, for what the application itself keeps (its hook failure
+/// policy) and must not keep it alive.
+@MainActor
+final class WeakApplication {
+    weak var application: Application?
 }

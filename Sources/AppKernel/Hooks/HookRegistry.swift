@@ -114,7 +114,7 @@ public final class HookRegistry {
     public func runBefore<Point: HookPoint>(_ point: Point, _ payload: Point.Payload,
                                             onFailure policy: HookFailurePolicy) throws(HookError) {
         guard let chain = chain(at: point) else { return }
-        _ = try run(.before, of: chain, point, payload, policy)
+        _ = try run(chain.entries(.before), point, payload, policy, budget: slowHookBudget)
     }
 
     /// Runs the handlers of `point` on a snapshot of them, until one answers other than
@@ -123,7 +123,7 @@ public final class HookRegistry {
     public func runHandle<Point: HookPoint>(_ point: Point, _ payload: Point.Payload,
                                             onFailure policy: HookFailurePolicy) throws(HookError) -> HookResult {
         guard let chain = chain(at: point) else { return .continue }
-        return try run(.handle, of: chain, point, payload, policy)
+        return try run(chain.entries(.handle), point, payload, policy, budget: slowHookBudget)
     }
 
     /// Runs the `after` observers of `point` on a snapshot of them.
@@ -131,7 +131,7 @@ public final class HookRegistry {
     public func runAfter<Point: HookPoint>(_ point: Point, _ payload: Point.Payload,
                                            onFailure policy: HookFailurePolicy) throws(HookError) {
         guard let chain = chain(at: point) else { return }
-        _ = try run(.after, of: chain, point, payload, policy)
+        _ = try run(chain.entries(.after), point, payload, policy, budget: slowHookBudget)
     }
 
     /// The hooks of an application event, or `nil` when it has none — looked up once per event by
@@ -148,15 +148,15 @@ public final class HookRegistry {
         return chain
     }
 
-    /// Runs one stage of `chain` on a snapshot of it: every hook, or (`.handle`) until one
-    /// answers other than `.continue`; returns that answer, or `.continue`.
+    /// Runs one stage's hooks (a snapshot of them): every hook, or (`.handle`) until one answers
+    /// other than `.continue`; returns that answer, or `.continue`.
     ///
-    /// With a ``slowHookBudget`` the clock is read once before the stage and once after each
-    /// hook (each reading ends one hook's time and starts the next's); without one, never.
-    func run<Point: HookPoint>(_ stage: HookError.Stage, of chain: HookChain<Point.Payload>, _ point: Point,
-                               _ payload: Point.Payload, _ policy: HookFailurePolicy) throws(HookError) -> HookResult {
-        let entries = chain.entries(stage)
-        guard let budget = slowHookBudget else {
+    /// With a `budget` (the ``slowHookBudget``, read once per dispatch by the caller) the clock is
+    /// read once before the stage and once after each hook (each reading ends one hook's time and
+    /// starts the next's); without one, never.
+    func run<Point: HookPoint>(_ entries: [HookEntry<Point.Payload>], _ point: Point, _ payload: Point.Payload,
+                               _ policy: HookFailurePolicy, budget: Duration?) throws(HookError) -> HookResult {
+        guard let budget else {
             for entry in entries {
                 let result = try call(entry, point, payload, policy)
                 if result.stops { return result }
@@ -333,31 +333,49 @@ enum HookStageCounters {
 }
 #endif
 
-/// The hooks of one point, by stage.
+/// One dispatch's view of a point's hooks: each stage's live hooks in run order.
+struct HookSnapshot<Payload> {
+    var before: [HookEntry<Payload>]
+    var handle: [HookEntry<Payload>]
+    var after: [HookEntry<Payload>]
+}
+
+/// The hooks of one point, by stage. The three stage lists are one stored value, so a dispatch
+/// takes its snapshot in one access.
 @MainActor
 final class HookChain<Payload> {
-    private var before = HookStageList<Payload>()
-    private var handle = HookStageList<Payload>()
-    private var after = HookStageList<Payload>()
+    private struct Stages {
+        var before = HookStageList<Payload>()
+        var handle = HookStageList<Payload>()
+        var after = HookStageList<Payload>()
 
-    var isEmpty: Bool { before.liveCount == 0 && handle.liveCount == 0 && after.liveCount == 0 }
+    }
 
-    /// A snapshot of `stage`'s live hooks in run order; hooks registered or cancelled while it is
-    /// being run affect the next snapshot.
+    private var stages = Stages()
+
+    var isEmpty: Bool { stages.before.liveCount == 0 && stages.handle.liveCount == 0 && stages.after.liveCount == 0 }
+
+    /// Every stage's live hooks in run order, for one dispatch: hooks registered or cancelled
+    /// while it runs affect the next dispatch.
+    func snapshot() -> HookSnapshot<Payload> {
+        HookSnapshot(before: stages.before.snapshot(), handle: stages.handle.snapshot(), after: stages.after.snapshot())
+    }
+
+    /// A snapshot of one stage's live hooks in run order.
     func entries(_ stage: HookError.Stage) -> [HookEntry<Payload>] {
         switch stage {
-        case .before: before.snapshot()
-        case .handle: handle.snapshot()
-        case .after: after.snapshot()
+        case .before: stages.before.snapshot()
+        case .handle: stages.handle.snapshot()
+        case .after: stages.after.snapshot()
         case .phase: []
         }
     }
 
     func insert(_ entry: HookEntry<Payload>) {
         switch entry.stage {
-        case .before: before.insert(entry)
-        case .handle: handle.insert(entry)
-        case .after: after.insert(entry)
+        case .before: stages.before.insert(entry)
+        case .handle: stages.handle.insert(entry)
+        case .after: stages.after.insert(entry)
         case .phase: break
         }
     }
@@ -366,9 +384,9 @@ final class HookChain<Payload> {
         guard !entry.isCancelled else { return }
         entry.isCancelled = true
         switch entry.stage {
-        case .before: before.noteCancelled()
-        case .handle: handle.noteCancelled()
-        case .after: after.noteCancelled()
+        case .before: stages.before.noteCancelled()
+        case .handle: stages.handle.noteCancelled()
+        case .after: stages.after.noteCancelled()
         case .phase: break
         }
     }
