@@ -71,6 +71,22 @@ struct HookRegistryTests {
         withExtendedLifetime(adder) {}
     }
 
+    @Test func aHookAddedToALaterStageDuringDispatchWaitsForTheNextDispatch() throws {
+        let (host, app) = try launched()
+        var added: [ListenerToken] = []
+        let adder = app.hooks.before(.didReceiveMemoryWarning, label: "adder") { _ in
+            log.lines.append("before")
+            guard added.isEmpty else { return }
+            app.hooks.handle(.didReceiveMemoryWarning, label: "stopper") { _ in log.lines.append("stopper"); return .return }.store(in: &added)
+            app.hooks.after(.didReceiveMemoryWarning, label: "after") { _ in log.lines.append("after") }.store(in: &added)
+        }
+        try host.sendMemoryWarning()
+        #expect(log.take() == ["before", "app.memoryWarning"], "the dispatch keeps the snapshot it began with")
+        try host.sendMemoryWarning()
+        #expect(log.take() == ["before", "stopper"], "the next one sees them")
+        withExtendedLifetime(adder) {}
+    }
+
     @Test func removingDuringDispatchAffectsTheNextDispatchOnly() throws {
         let (host, app) = try launched()
         var second: ListenerToken?
