@@ -226,12 +226,21 @@ struct ServiceGraph: Sendable {
     /// How many dependents' links are allocated, free ones included (links are reused).
     var edgeCapacity: Int { dependentEdges.count }
 
-    /// The slots of `slot`'s dependents, the latest linked first.
-    /// The resolved dependencies of `slot`, in declaration order.
-    func dependencies(of slot: Slot) -> [Slot] {
-        dependencySlots[nodes[slot].dependencyRange].filter { $0 >= 0 }
+    /// Calls `body` with each resolved dependency of `slot`, in declaration order.
+    func forEachDependency(of slot: Slot, _ body: (Slot) -> Void) {
+        for position in nodes[slot].dependencyRange where dependencySlots[position] >= 0 { body(dependencySlots[position]) }
     }
 
+    /// Calls `body` with each dependent of `slot`, the latest linked first.
+    func forEachDependent(of slot: Slot, _ body: (Slot) -> Void) {
+        var edge = nodes[slot].firstDependent
+        while edge >= 0 {
+            body(dependentEdges[edge].dependent)
+            edge = dependentEdges[edge].next
+        }
+    }
+
+    /// The slots of `slot`'s dependents, the latest linked first.
     func dependents(of slot: Slot) -> [Slot] {
         var result: [Slot] = []
         var edge = nodes[slot].firstDependent

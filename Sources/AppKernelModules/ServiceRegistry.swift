@@ -216,7 +216,9 @@ public final class ServiceRegistry {
         var rank = Array(repeating: 0, count: entries.count)
         for (position, slot) in run.order.enumerated() {
             rank[slot] = position
-            run.pendingDependents[slot] = graph.dependents(of: slot).count { run.isMember[$0] }
+            var pending = 0
+            graph.forEachDependent(of: slot) { if run.isMember[$0] { pending += 1 } }
+            run.pendingDependents[slot] = pending
         }
         run.pool = WorkerPool(limit: max(1, maxConcurrentShutdowns), rank: rank) { [weak self] slot, worker in
             await self?.shutDown(slot, in: run, by: worker)
@@ -279,7 +281,8 @@ extension ServiceRegistry {
         }
         // A started one's dependents wait for it again.
         graph.markDestroyed(slot)
-        for dependency in graph.dependencies(of: slot) where run.isMember[dependency] {
+        graph.forEachDependency(of: slot) { dependency in
+            guard run.isMember[dependency] else { return }
             run.pendingDependents[dependency] -= 1
             if run.pendingDependents[dependency] == 0 { run.pool?.add(dependency) }
         }
