@@ -88,7 +88,7 @@ extension Application {
     func publish<Payload, Result>(_ event: ApplicationEvent<Payload>, _ payload: Payload, to stage: PipelineStage?,
                                   runAfterHooks: Bool = true, _ deliver: (Payload) -> Result) -> Delivery<Result> {
         // One snapshot of the point's hooks for the whole dispatch, and one reading of the budget.
-        let hookRun = hooks.chain(at: event).map { (hooks: $0.snapshot(), budget: hooks.slowHookBudget) }
+        let hookRun = hooks.snapshot(at: event).map { (hooks: $0, budget: hooks.slowHookBudget) }
         if let hookRun {
             if !pipelineObservers.isEmpty { observe(.hooks, event.record(payload)) }
             let policy = hookFailurePolicy

@@ -134,12 +134,12 @@ public final class HookRegistry {
         _ = try run(chain.entries(.after), point, payload, policy, budget: slowHookBudget)
     }
 
-    /// The hooks of an application event, or `nil` when it has none — looked up once per event by
-    /// the application, which then runs the stages on it. An array slot, no hashing: the cost of
-    /// an event does not depend on hooks registered on other events.
-    func chain<Payload>(at event: ApplicationEvent<Payload>) -> HookChain<Payload>? {
-        guard let stored = eventChains[event.name.ordinal], let chain = stored as? HookChain<Payload>, !chain.isEmpty else { return nil }
-        return chain
+    /// A snapshot of an application event's hooks for one dispatch, or `nil` when it has none.
+    /// The chain is an array slot, no hashing: the cost of an event does not depend on hooks
+    /// registered on other events.
+    func snapshot<Payload>(at event: ApplicationEvent<Payload>) -> HookSnapshot<Payload>? {
+        guard let stored = eventChains[event.name.ordinal] else { return nil }
+        return (stored as? HookChain<Payload>)?.snapshot()
     }
 
     /// The hooks of `point`, or `nil` when it has none.
@@ -349,16 +349,23 @@ final class HookChain<Payload> {
         var handle = HookStageList<Payload>()
         var after = HookStageList<Payload>()
 
+        var isEmpty: Bool { before.liveCount == 0 && handle.liveCount == 0 && after.liveCount == 0 }
+
+        mutating func snapshot() -> HookSnapshot<Payload>? {
+            guard !isEmpty else { return nil }
+            return HookSnapshot(before: before.snapshot(), handle: handle.snapshot(), after: after.snapshot())
+        }
     }
 
     private var stages = Stages()
 
-    var isEmpty: Bool { stages.before.liveCount == 0 && stages.handle.liveCount == 0 && stages.after.liveCount == 0 }
+    var isEmpty: Bool { stages.isEmpty }
 
-    /// Every stage's live hooks in run order, for one dispatch: hooks registered or cancelled
-    /// while it runs affect the next dispatch.
-    func snapshot() -> HookSnapshot<Payload> {
-        HookSnapshot(before: stages.before.snapshot(), handle: stages.handle.snapshot(), after: stages.after.snapshot())
+    /// Every stage's live hooks in run order, for one dispatch (`nil` when there are none):
+    /// hooks registered or cancelled while it runs affect the next dispatch. One access to the
+    /// stored stages, so one run-time exclusivity check per dispatch.
+    func snapshot() -> HookSnapshot<Payload>? {
+        stages.snapshot()
     }
 
     /// A snapshot of one stage's live hooks in run order.
