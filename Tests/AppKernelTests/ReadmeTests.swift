@@ -81,7 +81,6 @@ private extension URL {
     let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     let readme = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
     let notYetCovered: [String: String] = [
-        "var classes = ModuleClassRegistry()": "needs the manifest file and the micro-app classes it names",
         "import AppKernelPOSIX": "an @main type, which a test target cannot hold",
         "import Logging": "bridges swift-log, a package this project cannot depend on",
         "import AppKernelSDK": "sets the process-wide SDKManager.shared",
