@@ -4,6 +4,7 @@ import AppKernel
 import AppKernelPOSIX
 import AppKernelSDK
 import AppKernelTesting
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -175,5 +176,26 @@ struct ProcessHostReadinessTests {
         #expect(await host.run() == 2)
         #expect(await waiter.value == false)
         #expect(await host.waitUntilReady() == false)
+    }
+}
+
+/// The README's journald log handler, as written, and what it writes.
+struct ReadmeLogHandlerTests {
+    @Test func theJournalHandlerPrefixesEachLineWithItsPriority() {
+        /// journald reads a `<priority>` prefix on each line of standard error (sd-daemon(3)).
+        struct JournalLogHandler: LogHandler {
+            var write: @Sendable (String) -> Void = { FileHandle.standardError.write(Data($0.utf8)) }
+            func log(_ level: LogLevel, _ message: String) {
+                let priority = level >= .error ? 3 : level >= .warning ? 4 : level >= .notice ? 5 : 6
+                write("<\(priority)>\(message)\n")
+            }
+        }
+        var configuration = ProcessHost.Configuration(log: JournalLogHandler())
+        configuration.terminationDeadline = .seconds(2)
+        #expect(configuration.log is JournalLogHandler)
+        let lines = Mutex<[String]>([])
+        let handler = JournalLogHandler { line in lines.withLock { $0.append(line) } }
+        for level in [LogLevel.debug, .info, .notice, .warning, .error] { handler.log(level, "\(level)") }
+        #expect(lines.withLock { $0 } == ["<6>DEBUG\n", "<6>INFO\n", "<5>NOTICE\n", "<4>WARNING\n", "<3>ERROR\n"])
     }
 }

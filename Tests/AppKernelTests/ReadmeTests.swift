@@ -82,7 +82,6 @@ private extension URL {
     let readme = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
     let notYetCovered: [String: String] = [
         "import AppKernelPOSIX": "an @main type, which a test target cannot hold",
-        "import Logging": "bridges swift-log, a package this project cannot depend on",
         "import AppKernelSDK": "sets the process-wide SDKManager.shared",
         "import AppKernelAuth": "logs in through a browser",
     ]
