@@ -1,6 +1,8 @@
-/// Items ordered by when they are due — the queue behind the test clock's timers and the kernel's
-/// deadline queue. Each item is a key (an instant or an uptime) and an identifier; identifiers
-/// must grow with every insertion, and break ties (first inserted, first out).
+/// Items ordered by when they are due — the queue behind the test clock's timers, the kernel's
+/// deadline queue and the services' shutdown order. Each item is a key (an instant, an uptime, a
+/// rank) and a unique identifier, which breaks ties: of two items with equal keys, the one
+/// inserted first must have the smaller identifier (identifiers that grow with every insertion
+/// always do; so do unique keys used as their own identifiers).
 ///
 /// Items inserted in due order — the usual case: the same delay after a clock that only moves
 /// forward — go to a FIFO run, O(1) in and out; an item due earlier than the run's last goes to a
@@ -21,7 +23,7 @@
     /// Items held, dead ones included until dropped.
     @inlinable public var count: Int { run.count - head + heap.count }
 
-    /// Adds an item; `id` must be greater than every identifier inserted before.
+    /// Adds an item (see the type's rule for identifiers).
     @inlinable public mutating func insert(_ key: Key, id: Int) {
         if head == run.count || !(key < run[run.count - 1].key) {
             run.append((key, id))

@@ -297,9 +297,9 @@ public final class ListenerToken {
 
 // MARK: - The event queue
 
-/// The FIFO of events raised while another is being delivered, and the flag that says a delivery
-/// is under way. Enqueue and dequeue are O(1) amortised (a head index, compacted when the consumed
-/// part passes half the storage).
+/// A FIFO: the application's events raised while another is being delivered (with the flag that
+/// says a delivery is under way), and the services waiting for a worker. Enqueue and dequeue are
+/// O(1) amortised (a head index, compacted when the consumed part passes half the storage).
 @_spi(AppKernelInternals) public final class EventQueue<Event>: @unchecked Sendable {
     // Main actor only; every access is instantaneous (reads, assignments, an append).
     @exclusivity(unchecked) @usableFromInline var storage: [Event?] = []

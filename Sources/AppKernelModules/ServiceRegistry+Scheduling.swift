@@ -1,3 +1,4 @@
+@_spi(AppKernelInternals) import AppKernelCore
 import AppKernel
 
 // The scheduler: drives the graph's Kahn's counters with workers, deadlines on the application's
@@ -71,32 +72,41 @@ extension ServiceRegistry {
     /// worker is pending (created, not yet running) at a time, and at most `limit` exist.
     @MainActor
     final class WorkerPool {
-        private var queue = SlotQueue()
-        private var ranked = RankedSlots()
-        private let rank: [Int]?
+        private let queue = EventQueue<Slot>()
+        /// With a ranking: the waiting slots' ranks, each its own identifier (ranks are unique).
+        private var ranked = DueQueue<Int>()
+        private let ranking: (rank: [Int], slotAt: [Slot])?
         private var pending = false
         private var active = 0
         private let limit: Int
         private let body: @MainActor (Slot, Worker) async -> Void
 
-        /// A pool taking services first come, first served — or, with `rank`, lowest
-        /// `rank[slot]` first.
-        init(limit: Int = .max, rank: [Int]? = nil, _ body: @escaping @MainActor (Slot, Worker) async -> Void) {
+        /// A pool taking services first come, first served — or, with a `ranking`, lowest
+        /// `rank[slot]` first (`slotAt` is its inverse: the slot of each rank).
+        init(limit: Int = .max, ranking: (rank: [Int], slotAt: [Slot])? = nil,
+             _ body: @escaping @MainActor (Slot, Worker) async -> Void) {
             self.limit = limit
-            self.rank = rank
+            self.ranking = ranking
             self.body = body
         }
 
-        private var isEmpty: Bool { rank == nil ? queue.isEmpty : ranked.isEmpty }
+        private var isEmpty: Bool { ranking == nil ? queue.isEmpty : ranked.count == 0 }
 
         private func take() -> Slot? {
-            guard let rank else { return queue.take() }
-            return ranked.take(rank)
+            guard let ranking else { return queue.dequeue() }
+            guard let first = ranked.first(isLive: { _ in true }) else { return nil }
+            ranked.removeFirst(first)
+            return ranking.slotAt[first.key]
         }
 
         /// Queues `slot` for a worker.
         func add(_ slot: Slot) {
-            if let rank { ranked.insert(slot, rank) } else { queue.append(slot) }
+            if let ranking {
+                let rank = ranking.rank[slot]
+                ranked.insert(rank, id: rank)
+            } else {
+                queue.enqueue(slot)
+            }
             schedule()
         }
 
@@ -137,62 +147,6 @@ extension ServiceRegistry {
         /// Worker tasks this pool has created (debug builds; tests count them).
         private(set) var tasksCreated = 0
         #endif
-    }
-
-    /// A FIFO of slots with a head index: O(1) append and take, compacted when the consumed part
-    /// passes half the storage.
-    struct SlotQueue {
-        private var slots: [Slot] = []
-        private var head = 0
-        var isEmpty: Bool { head == slots.count }
-        mutating func append(_ slot: Slot) { slots.append(slot) }
-        mutating func take() -> Slot? {
-            guard head < slots.count else { return nil }
-            let slot = slots[head]
-            head += 1
-            if head == slots.count {
-                slots.removeAll(keepingCapacity: true)
-                head = 0
-            } else if head > 64, head * 2 > slots.count {
-                slots.removeFirst(head)
-                head = 0
-            }
-            return slot
-        }
-    }
-
-    /// Slots in a binary min-heap by a rank: O(log n) insert and take.
-    struct RankedSlots {
-        private var heap: [Slot] = []
-        var isEmpty: Bool { heap.isEmpty }
-
-        mutating func insert(_ slot: Slot, _ rank: [Int]) {
-            heap.append(slot)
-            var child = heap.count - 1
-            while child > 0 {
-                let parent = (child - 1) / 2
-                guard rank[heap[child]] < rank[heap[parent]] else { break }
-                heap.swapAt(child, parent)
-                child = parent
-            }
-        }
-
-        mutating func take(_ rank: [Int]) -> Slot? {
-            guard let first = heap.first else { return nil }
-            let last = heap.removeLast()
-            guard !heap.isEmpty else { return first }
-            heap[0] = last
-            var parent = 0
-            while true {
-                let left = 2 * parent + 1, right = left + 1
-                var lowest = parent
-                if left < heap.count, rank[heap[left]] < rank[heap[lowest]] { lowest = left }
-                if right < heap.count, rank[heap[right]] < rank[heap[lowest]] { lowest = right }
-                guard lowest != parent else { return first }
-                heap.swapAt(parent, lowest)
-                parent = lowest
-            }
-        }
     }
 
     /// The runs waiting for one service: almost always one, kept without an array.

@@ -220,7 +220,7 @@ public final class ServiceRegistry {
             graph.forEachDependent(of: slot) { if run.isMember[$0] { pending += 1 } }
             run.pendingDependents[slot] = pending
         }
-        run.pool = WorkerPool(limit: max(1, maxConcurrentShutdowns), rank: rank) { [weak self] slot, worker in
+        run.pool = WorkerPool(limit: max(1, maxConcurrentShutdowns), ranking: (rank, run.order)) { [weak self] slot, worker in
             await self?.shutDown(slot, in: run, by: worker)
         }
         for slot in run.order where run.pendingDependents[slot] == 0 { run.pool?.add(slot) }
