@@ -22,6 +22,14 @@ public final class ChildProcess: Sendable {
         var lines: [String] = []
         var errors = ""
         var status: Int32?
+        /// The exit code Foundation reaped, and how many of the two output pipes have closed: the
+        /// status is known once all three are (so every line the child wrote has been read by then).
+        var reaped: Int32?
+        var pipesClosed = 0
+
+        mutating func settle() {
+            if pipesClosed == 2, let reaped { status = reaped }
+        }
     }
 
     private let output = Locked(Output())
@@ -50,6 +58,11 @@ public final class ChildProcess: Sendable {
         process.standardError = standardError
         let standardInput = Pipe()
         process.standardInput = standardInput
+        let output = self.output
+        process.terminationHandler = { process in
+            let code = process.terminationReason == .exit ? process.terminationStatus : 128 + process.terminationStatus
+            output.withLock { $0.reaped = code; $0.settle() }
+        }
         try process.run()
         if let input {
             standardInput.fileHandleForWriting.write(Data(input.utf8))
@@ -57,15 +70,9 @@ public final class ChildProcess: Sendable {
         }
         self.standardInput = standardInput
         pid = process.processIdentifier
-        let output = self.output
-        Self.read(standardOutput) { line in output.withLock { $0.lines.append(line) } } done: {}
-        let box = ProcessBox(process)
-        Self.read(standardError) { line in output.withLock { $0.errors += line + "\n" } } done: {
-            // stderr closes when the process is gone; Foundation reaps it and keeps the status.
-            while box.process.isRunning { usleep(1_000) }
-            let code = box.process.terminationReason == .exit ? box.process.terminationStatus : 128 + box.process.terminationStatus
-            output.withLock { $0.status = code }
-        }
+        let closed: @Sendable () -> Void = { output.withLock { $0.pipesClosed += 1; $0.settle() } }
+        Self.read(standardOutput, line: { line in output.withLock { $0.lines.append(line) } }, done: closed)
+        Self.read(standardError, line: { line in output.withLock { $0.errors += line + "\n" } }, done: closed)
     }
 
     private static func read(_ pipe: Pipe, line: @escaping @Sendable (String) -> Void, done: @escaping @Sendable () -> Void) {
@@ -123,11 +130,3 @@ public final class ChildProcess: Sendable {
 
     deinit { if status == nil { kill(pid, SIGKILL) } }
 }
-
-/// The child `Process`, for the reading thread.
-/// `@unchecked Sendable`: after `run()`, only `isRunning` and the termination fields are read.
-final class ProcessBox: @unchecked Sendable {
-    let process: Process
-    init(_ process: Process) { self.process = process }
-}
-
