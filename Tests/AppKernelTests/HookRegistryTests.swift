@@ -165,6 +165,24 @@ struct HookRegistryTests {
         #expect(app.diagnostics.isEmpty)
     }
 
+    @Test func aBudgetChangedBetweenDispatchesAppliesToTheNextOne() throws {
+        // Dispatches share one snapshot of a point's hooks, budget included, until something
+        // changes: turning the budget on or off must still reach the next dispatch.
+        var kept: [ListenerToken] = []   // hooks live as long as their tokens
+        let (host, app) = try launched(ApplicationConfiguration(slowHookBudget: nil))
+        kept.append(app.hooks.before(.didEnterBackground, label: "syncToDisk") { _ in clock.simulateWork(for: .seconds(3)) })
+        try host.moveToBackground()
+        #expect(app.diagnostics.isEmpty)
+        app.hooks.slowHookBudget = .seconds(1)
+        try host.moveToForeground()
+        try host.moveToBackground()
+        #expect(app.diagnostics.filter { $0.kind == .slowHook }.map(\.subject) == ["didEnterBackground/syncToDisk"])
+        app.hooks.slowHookBudget = nil
+        try host.moveToForeground()
+        try host.moveToBackground()
+        #expect(app.diagnostics.filter { $0.kind == .slowHook }.count == 1)
+    }
+
     @Test func sceneEventsAreHookPointsToo() throws {
         var kept: [ListenerToken] = []   // hooks live as long as their tokens
         let (host, app) = try launched()

@@ -87,13 +87,12 @@ extension Application {
     @discardableResult
     func publish<Payload, Result>(_ event: ApplicationEvent<Payload>, _ payload: Payload, to stage: PipelineStage?,
                                   runAfterHooks: Bool = true, _ deliver: (Payload) -> Result) -> Delivery<Result> {
-        // One snapshot of the point's hooks for the whole dispatch, and one reading of the budget.
-        let hookRun = hooks.snapshot(at: event).map { (hooks: $0, budget: hooks.slowHookBudget) }
+        // One snapshot of the point's hooks (and of the budget) for the whole dispatch.
+        let hookRun = hooks.snapshot(at: event)
         if let hookRun {
             if !pipelineObservers.isEmpty { observe(.hooks, event.record(payload)) }
-            let policy = hookFailurePolicy
-            _ = try? hooks.run(hookRun.hooks.before, event, payload, policy, budget: hookRun.budget)
-            let result = (try? hooks.run(hookRun.hooks.handle, event, payload, policy, budget: hookRun.budget)) ?? .continue
+            _ = try? hooks.run(hookRun.before, event, payload, hookFailurePolicy, budget: hookRun.budget)
+            let result = (try? hooks.run(hookRun.handle, event, payload, hookFailurePolicy, budget: hookRun.budget)) ?? .continue
             if result.stops {
                 if !pipelineObservers.isEmpty { observe(.hookStop(result), event.record(payload)) }
                 return .stopped(result)
@@ -110,7 +109,7 @@ extension Application {
         if let stage, let record { observe(stage, record) }
         let value = deliver(payload)
         if let hookRun, runAfterHooks {
-            _ = try? hooks.run(hookRun.hooks.after, event, payload, hookFailurePolicy, budget: hookRun.budget)
+            _ = try? hooks.run(hookRun.after, event, payload, hookFailurePolicy, budget: hookRun.budget)
         }
         return .delivered(value)
     }

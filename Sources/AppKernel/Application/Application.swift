@@ -169,9 +169,11 @@ public final class Application {
         hookErrorHandler?(error)
     }
 
-    /// Reports a synchronous hook or phase that ran over ``ApplicationConfiguration/slowHookBudget``.
+    /// Reports a synchronous hook or phase that ran over the budget: the registry's
+    /// ``HookRegistry/slowHookBudget``, which starts as ``ApplicationConfiguration/slowHookBudget``
+    /// and can be changed at run time.
     func checkBudget(point: String, stage: HookError.Stage, hook: String, duration: Duration) {
-        guard let budget = configuration.slowHookBudget, duration > budget else { return }
+        guard let budget = hooks.slowHookBudget, duration > budget else { return }
         report(.slowHook, subject: "\(point)/\(hook)",
                "the \(stage.rawValue) hook ran for \(duration), over the budget of \(budget); it blocks the main actor. Move slow work into an async task or a BootLoader phase.")
     }

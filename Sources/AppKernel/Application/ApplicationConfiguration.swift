@@ -24,7 +24,8 @@ public struct ApplicationConfiguration: Sendable, Hashable {
     public var completionDeadline: Duration
     /// A synchronous hook or BootLoader phase that runs longer than this is reported as a
     /// ``Diagnostic`` (`slowHook`) with its name and duration; `nil` turns the check off.
-    /// Default 100 ms.
+    /// Default 100 ms. This is the starting value of the application's
+    /// ``HookRegistry/slowHookBudget`` (`app.hooks.slowHookBudget`), which can change it later.
     public var slowHookBudget: Duration?
 
     /// Creates a configuration; every value defaults to what iOS does.
