@@ -1,21 +1,26 @@
 /// Items ordered by when they are due — the queue behind the test clock's timers, the kernel's
 /// deadline queue and the services' shutdown order. Each item is a key (an instant, an uptime, a
-/// rank) and a unique identifier, which breaks ties: of two items with equal keys, the one
+/// rank), a value (what is due; `Void` for owners that keep it elsewhere) and a unique
+/// identifier, which breaks ties: of two items with equal keys, the one
 /// inserted first must have the smaller identifier (identifiers that grow with every insertion
 /// always do; so do unique keys used as their own identifiers).
 ///
 /// Items inserted in due order — the usual case: the same delay after a clock that only moves
 /// forward — go to a FIFO run, O(1) in and out; an item due earlier than the run's last goes to a
 /// binary heap, O(log n). The earliest item is the earlier of the two fronts. Removal is the
-/// owner's: it keeps the live identifiers and passes `isLive`, and dead items are dropped as they
-/// reach a front (or all at once by ``compact(isLive:)``).
+/// owner's: it passes `isLive` (which may look at the item's value — a value that knows whether
+/// it is still wanted spares the owner a lookup per item), and dead items are dropped as they
+/// reach a front (or all at once by ``compact(isLiveItem:)``).
 ///
 /// Public only through the `AppKernelInternals` SPI, so that the kernel and the testing module can
 /// inline and specialise it (see ListenerTable.swift); not an API.
-@_spi(AppKernelInternals) public struct DueQueue<Key: Comparable> {
-    @usableFromInline var run: [(key: Key, id: Int)] = []
+@_spi(AppKernelInternals) public struct DueQueue<Key: Comparable, Value> {
+    /// One item.
+    public typealias Item = (key: Key, id: Int, value: Value)
+
+    @usableFromInline var run: [Item] = []
     @usableFromInline var head = 0
-    @usableFromInline var heap: [(key: Key, id: Int)] = []
+    @usableFromInline var heap: [Item] = []
 
     /// An empty queue.
     @inlinable public init() {}
@@ -24,19 +29,19 @@
     @inlinable public var count: Int { run.count - head + heap.count }
 
     /// Adds an item (see the type's rule for identifiers).
-    @inlinable public mutating func insert(_ key: Key, id: Int) {
+    @inlinable public mutating func insert(_ key: Key, id: Int, value: Value) {
         if head == run.count || !(key < run[run.count - 1].key) {
-            run.append((key, id))
+            run.append((key, id, value))
         } else {
-            heap.append((key, id))
+            heap.append((key, id, value))
             siftUp(heap.count - 1)
         }
     }
 
     /// The earliest live item, dropping dead ones from the fronts.
-    @inlinable public mutating func first(isLive: (Int) -> Bool) -> (key: Key, id: Int)? {
-        while head < run.count, !isLive(run[head].id) { advanceRun() }
-        while let top = heap.first, !isLive(top.id) { popHeap() }
+    @inlinable public mutating func first(isLiveItem isLive: (Item) -> Bool) -> Item? {
+        while head < run.count, !isLive(run[head]) { advanceRun() }
+        while let top = heap.first, !isLive(top) { popHeap() }
         switch (head < run.count ? run[head] : nil, heap.first) {
         case (nil, nil): return nil
         case (let item?, nil), (nil, let item?): return item
@@ -44,19 +49,22 @@
         }
     }
 
-    /// Removes the item ``first(isLive:)`` returned.
-    @inlinable public mutating func removeFirst(_ item: (key: Key, id: Int)) {
+    /// Removes the item ``first(isLiveItem:)`` returned.
+    @inlinable public mutating func removeFirst(_ item: Item) {
         if head < run.count, run[head].id == item.id { advanceRun() } else { popHeap() }
     }
 
     /// Drops every dead item at once (O(n)).
-    @inlinable public mutating func compact(isLive: (Int) -> Bool) {
+    @inlinable public mutating func compact(isLiveItem isLive: (Item) -> Bool) {
         run.removeSubrange(0..<head)
         head = 0
-        run.removeAll { !isLive($0.id) }
-        heap.removeAll { !isLive($0.id) }
+        run.removeAll { !isLive($0) }
+        heap.removeAll { !isLive($0) }
         for index in stride(from: heap.count / 2 - 1, through: 0, by: -1) { siftDown(index) }
     }
+
+    /// Every item held (dead ones included until dropped), in no particular order.
+    @inlinable public var items: [Item] { Array(run[head...]) + heap }
 
     /// Empties the queue.
     @inlinable public mutating func removeAll() {
@@ -65,7 +73,7 @@
         heap.removeAll(keepingCapacity: true)
     }
 
-    @inlinable static func precedes(_ lhs: (key: Key, id: Int), _ rhs: (key: Key, id: Int)) -> Bool {
+    @inlinable static func precedes(_ lhs: Item, _ rhs: Item) -> Bool {
         lhs.key < rhs.key || (lhs.key == rhs.key && lhs.id < rhs.id)
     }
 
@@ -108,5 +116,23 @@
             heap.swapAt(parent, first)
             parent = first
         }
+    }
+}
+
+/// Owners that keep what is due themselves: items are a key and an identifier.
+extension DueQueue where Value == Void {
+    /// Adds an item (see the type's rule for identifiers).
+    @inlinable public mutating func insert(_ key: Key, id: Int) {
+        insert(key, id: id, value: ())
+    }
+
+    /// The earliest live item, dropping dead ones from the fronts.
+    @inlinable public mutating func first(isLive: (Int) -> Bool) -> Item? {
+        first(isLiveItem: { item in isLive(item.id) })
+    }
+
+    /// Drops every dead item at once (O(n)).
+    @inlinable public mutating func compact(isLive: (Int) -> Bool) {
+        compact(isLiveItem: { item in isLive(item.id) })
     }
 }

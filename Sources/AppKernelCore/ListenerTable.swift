@@ -30,25 +30,35 @@
 /// closure is running at that moment, as soon as it returns.
 @MainActor
 public final class ListenerToken {
-    /// The registration in a listener list, when the token has one.
-    package let entry: ListenerEntry?
+    /// The registration and what holds it (a listener list, a hook chain): the token ends it
+    /// through them, with no closure to allocate per registration.
+    private let registration: AnyObject?
+    private let registrar: (any Registrar)?
     private var onCancel: (@MainActor () -> Void)?
     private var cancelled = false
 
-    /// A token for `entry` (in a ``ListenerList``), or for any registration `onCancel` removes.
-    package init(entry: ListenerEntry? = nil, onCancel: (@MainActor () -> Void)? = nil) {
-        self.entry = entry
+    /// A token for `registration`, which `registrar` holds and ends.
+    package init(registration: AnyObject, registrar: any Registrar) {
+        self.registration = registration
+        self.registrar = registrar
+        self.onCancel = nil
+    }
+
+    /// A token for any registration `onCancel` removes.
+    package init(onCancel: @escaping @MainActor () -> Void) {
+        self.registration = nil
+        self.registrar = nil
         self.onCancel = onCancel
     }
 
-    /// Whether ``cancel()`` has been called (or the registration ended otherwise).
-    public var isCancelled: Bool { cancelled || entry?.isCancelled == true }
+    /// Whether ``cancel()`` has been called (or the token dropped).
+    public var isCancelled: Bool { cancelled }
 
     /// Ends the registration. Calling it again does nothing.
     public func cancel() {
         guard !cancelled else { return }
         cancelled = true
-        entry?.cancel()
+        if let registrar, let registration { registrar.cancelRegistration(registration) }
         let cancel = onCancel
         onCancel = nil
         cancel?()
@@ -76,14 +86,21 @@ public final class ListenerToken {
     deinit {
         // Without isolated deinit (before Swift 6.2) the cancellation hops to the main actor.
         guard !cancelled else { return }
-        let entry = self.entry
+        let registration = self.registration, registrar = self.registrar
         let onCancel = self.onCancel
         Task { @MainActor in
-            entry?.cancel()
+            if let registrar, let registration { registrar.cancelRegistration(registration) }
             onCancel?()
         }
     }
     #endif
+}
+
+/// What holds registrations that tokens end: a listener list, a hook chain.
+@MainActor
+package protocol Registrar: AnyObject {
+    /// Ends `registration` — the object given to the token's ``ListenerToken/init(registration:registrar:)`` — once.
+    func cancelRegistration(_ registration: AnyObject)
 }
 
 // MARK: - Handlers
@@ -197,7 +214,7 @@ public final class ListenerToken {
         entries.append(entry)
         // The token holds the list strongly: a weak reference would give the list a side table and
         // make every retain of it slower. The list does not hold the token, so nothing cycles.
-        return ListenerToken(entry: entry) { [self] in noteCancelled() }
+        return ListenerToken(registration: entry, registrar: self)
     }
 
     /// Registers a closure receiving `Payload`.
@@ -243,7 +260,7 @@ public final class ListenerToken {
         return sawCancelled
     }
 
-    /// A token was cancelled: count it, and compact once marked entries outnumber live ones.
+    /// Counts a cancelled entry, and compacts once marked entries outnumber live ones.
     @usableFromInline
     func noteCancelled() {
         cancelledCount += 1
@@ -349,3 +366,12 @@ package enum EventQueueCounters {
     nonisolated(unsafe) package static var elementsMoved = 0
 }
 #endif
+
+extension ListenerList: Registrar {
+    /// A token was cancelled: stop its entry and count it. The registration is always a
+    /// `ListenerEntry`: `add(_:)` makes every token of this list.
+    package nonisolated func cancelRegistration(_ registration: AnyObject) {
+        unsafeDowncast(registration, to: ListenerEntry.self).cancel()
+        noteCancelled()
+    }
+}

@@ -74,7 +74,7 @@ extension ServiceRegistry {
     final class WorkerPool {
         private let queue = EventQueue<Slot>()
         /// With a ranking: the waiting slots' ranks, each its own identifier (ranks are unique).
-        private var ranked = DueQueue<Int>()
+        private var ranked = DueQueue<Int, Void>()
         private let ranking: (rank: [Int], slotAt: [Slot])?
         private var pending = false
         private var active = 0

@@ -41,59 +41,86 @@ public final class TestClock: SchedulingClock, Sendable {
         case timer(@MainActor @Sendable () -> Void)
     }
 
-    private struct Pending {
-        let id: Int
-        let deadline: Instant
-        let waiter: Waiter
+    /// One timer or sleeper, from its creation to its end. The queue holds it, so an advance
+    /// finds what is due without a lookup by identifier (a hash probe per waiter — a cache miss
+    /// each once thousands wait).
+    ///
+    /// `@unchecked Sendable`: its one mutable property is read and written only while holding
+    /// the clock's `state` lock.
+    private final class Slot: @unchecked Sendable {
+        enum Phase {
+            /// A sleeper not yet in the queue.
+            case unregistered
+            /// Waiting in the queue.
+            case pending(Waiter)
+            /// A sleeper cancelled before it reached the queue.
+            case cancelledEarly
+            /// Fired, woken or cancelled.
+            case done
+        }
+
+        var phase: Phase
+
+        init(_ phase: Phase) { self.phase = phase }
+
+        var isPending: Bool { if case .pending = phase { true } else { false } }
+        var isSleeper: Bool { if case .pending(.sleeper) = phase { true } else { false } }
     }
 
     private struct State {
         var now: Instant
         var nextID = 0
-        /// The waiters by id.
-        var waiters: [Int: Pending] = [:]
-        /// The waiters in deadline order (ties: first scheduled); entries whose id left
-        /// `waiters` (cancelled) are dropped when they reach the front. O(1) schedule and pop for
-        /// timers scheduled in deadline order, O(log n) otherwise; O(1) cancel.
-        var queue = DueQueue<Instant>()
-        var cancelledBeforeRegistration: Set<Int> = []
+        /// The waiters in deadline order (ties: first scheduled); cancelled ones are dropped when
+        /// they reach the front, or compacted away once they outnumber the live ones. O(1)
+        /// schedule and pop for timers scheduled in deadline order, O(log n) otherwise; O(1)
+        /// cancel.
+        var queue = DueQueue<Instant, Slot>()
+        /// Waiters in the queue that are still pending, and how many of them are sleepers.
+        var pendingCount = 0
+        var sleeperCount = 0
 
-        mutating func makeID() -> Int {
+        mutating func insert(_ waiter: Waiter, deadline: Instant, in slot: Slot) {
             nextID += 1
-            return nextID
-        }
-
-        mutating func insert(_ waiter: Pending) {
-            waiters[waiter.id] = waiter
-            queue.insert(waiter.deadline, id: waiter.id)
-            // Cancelled entries are compacted away once they outnumber the live ones.
-            if queue.count > 64, queue.count > 2 * waiters.count {
-                let live = waiters
-                queue.compact { live[$0] != nil }
+            slot.phase = .pending(waiter)
+            if case .sleeper = waiter { sleeperCount += 1 }
+            pendingCount += 1
+            queue.insert(deadline, id: nextID, value: slot)
+            if queue.count > 64, queue.count > 2 * pendingCount {
+                queue.compact(isLiveItem: { $0.value.isPending })
             }
         }
 
-        mutating func remove(id: Int) -> Pending? {
-            waiters.removeValue(forKey: id)
+        /// Ends `slot`'s wait; returns its waiter if it was pending.
+        mutating func take(_ slot: Slot) -> Waiter? {
+            guard case .pending(let waiter) = slot.phase else { return nil }
+            slot.phase = .done
+            pendingCount -= 1
+            if case .sleeper = waiter { sleeperCount -= 1 }
+            return waiter
         }
 
-        /// The earliest live waiter's entry.
-        mutating func top() -> (deadline: Instant, id: Int)? {
-            let live = waiters
-            return queue.first { live[$0] != nil }.map { ($0.key, $0.id) }
+        /// The earliest pending waiter.
+        mutating func top() -> DueQueue<Instant, Slot>.Item? {
+            queue.first(isLiveItem: { $0.value.isPending })
         }
 
         /// Removes and returns the earliest waiter due at or before `limit` (ties: first scheduled).
-        mutating func popDue(notAfter limit: Instant) -> Pending? {
-            guard let first = top(), first.deadline <= limit else { return nil }
-            queue.removeFirst((first.deadline, first.id))
-            if first.deadline > now { now = first.deadline }
-            return waiters.removeValue(forKey: first.id)
+        mutating func popDue(notAfter limit: Instant) -> Waiter? {
+            guard let first = top(), first.key <= limit else { return nil }
+            queue.removeFirst(first)
+            if first.key > now { now = first.key }
+            return take(first.value)
         }
 
-        /// The live waiters, earliest first.
-        var ordered: [Pending] {
-            waiters.values.sorted { $0.deadline < $1.deadline || ($0.deadline == $1.deadline && $0.id < $1.id) }
+        /// The pending waiters, earliest first.
+        var ordered: [(deadline: Instant, waiter: Waiter)] {
+            queue.items
+                .filter { $0.value.isPending }
+                .sorted { $0.key < $1.key || ($0.key == $1.key && $0.id < $1.id) }
+                .compactMap { item in
+                    guard case .pending(let waiter) = item.value.phase else { return nil }
+                    return (item.key, waiter)
+                }
         }
     }
 
@@ -114,13 +141,13 @@ public final class TestClock: SchedulingClock, Sendable {
     /// - Throws: `CancellationError` if the task is cancelled first.
     public func sleep(until deadline: Instant, tolerance: Duration? = nil) async throws {
         try Task.checkCancellation()
-        let id = state.withLock { $0.makeID() }
+        let slot = Slot(.unregistered)
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
                 let outcome: Result<Bool, CancellationError> = state.withLock { state in
-                    if state.cancelledBeforeRegistration.remove(id) != nil { return .failure(CancellationError()) }
+                    if case .cancelledEarly = slot.phase { return .failure(CancellationError()) }
                     if deadline <= state.now { return .success(true) }
-                    state.insert(Pending(id: id, deadline: deadline, waiter: .sleeper(continuation)))
+                    state.insert(.sleeper(continuation), deadline: deadline, in: slot)
                     return .success(false)
                 }
                 switch outcome {
@@ -131,11 +158,11 @@ public final class TestClock: SchedulingClock, Sendable {
             }
         } onCancel: {
             let continuation: CheckedContinuation<Void, any Error>? = state.withLock { state in
-                guard let removed = state.remove(id: id) else {
-                    state.cancelledBeforeRegistration.insert(id)
+                if case .unregistered = slot.phase {
+                    slot.phase = .cancelledEarly
                     return nil
                 }
-                guard case .sleeper(let continuation) = removed.waiter else { return nil }
+                guard case .sleeper(let continuation)? = state.take(slot) else { return nil }
                 return continuation
             }
             continuation?.resume(throwing: CancellationError())
@@ -145,13 +172,12 @@ public final class TestClock: SchedulingClock, Sendable {
     /// Schedules a main-actor timer `delay` from now (``SchedulingClock``).
     @MainActor
     public func scheduleTimer(after delay: Duration, _ action: @escaping @MainActor @Sendable () -> Void) -> ScheduledTimer {
-        let id = state.withLock { state in
-            let id = state.makeID()
-            state.insert(Pending(id: id, deadline: state.now.advanced(by: max(delay, .zero)), waiter: .timer(action)))
-            return id
+        let slot = Slot(.done)
+        state.withLock { state in
+            state.insert(.timer(action), deadline: state.now.advanced(by: max(delay, .zero)), in: slot)
         }
         return ScheduledTimer { [weak self] in
-            _ = self?.state.withLock { state in state.remove(id: id) }
+            _ = self?.state.withLock { state in state.take(slot) }
         }
     }
 
@@ -167,7 +193,7 @@ public final class TestClock: SchedulingClock, Sendable {
     @MainActor
     public func advance(to deadline: Instant) async {
         while let due = state.withLock({ $0.popDue(notAfter: deadline) }) {
-            switch due.waiter {
+            switch due {
             case .timer(let action):
                 action()
             case .sleeper(let continuation):
@@ -204,13 +230,11 @@ public final class TestClock: SchedulingClock, Sendable {
     }
 
     /// How many timers and sleepers are waiting.
-    public var pendingCount: Int { state.withLock { $0.waiters.count } }
+    public var pendingCount: Int { state.withLock { $0.pendingCount } }
 
     /// How many tasks are asleep on this clock (timers not counted).
     public var sleeperCount: Int {
-        state.withLock { state in
-            state.waiters.values.count { if case .sleeper = $0.waiter { true } else { false } }
-        }
+        state.withLock { $0.sleeperCount }
     }
 
     /// Yields the main actor until at least `count` tasks sleep on this clock: the way to let
@@ -227,7 +251,7 @@ public final class TestClock: SchedulingClock, Sendable {
     }
 
     /// The earliest deadline anything waits for.
-    public var nextDeadline: Instant? { state.withLock { $0.top()?.deadline } }
+    public var nextDeadline: Instant? { state.withLock { $0.top()?.key } }
 
     /// Throws when anything is still waiting: a test that ends with pending work usually forgot
     /// to advance the clock, or left a task or a timer running.

@@ -3,7 +3,7 @@ import Testing
 
 struct DueQueueTests {
     /// Pops everything live, earliest first.
-    func drain(_ queue: inout DueQueue<Int>, live: Set<Int>) -> [Int] {
+    func drain(_ queue: inout DueQueue<Int, Void>, live: Set<Int>) -> [Int] {
         var popped: [Int] = []
         while let first = queue.first(isLive: { live.contains($0) }) {
             queue.removeFirst(first)
@@ -13,18 +13,18 @@ struct DueQueueTests {
     }
 
     @Test func inOrderAndOutOfOrderInsertsComeOutByKeyThenInsertion() {
-        var queue = DueQueue<Int>()
+        var queue = DueQueue<Int, Void>()
         // (key, id): in order, a tie, then earlier ones that go to the heap.
         let items = [(10, 1), (20, 2), (20, 3), (30, 4), (5, 5), (25, 6), (20, 7), (40, 8), (5, 9)]
         for (key, id) in items { queue.insert(key, id: id) }
         #expect(queue.count == items.count)
         let expected = items.sorted { $0.0 != $1.0 ? $0.0 < $1.0 : $0.1 < $1.1 }.map(\.1)
         #expect(drain(&queue, live: Set(items.map(\.1))) == expected)
-        #expect(queue.first { _ in true } == nil)
+        #expect(queue.first(isLive: { _ in true }) == nil)
     }
 
     @Test func deadItemsAreSkippedAndCompactedAway() {
-        var queue = DueQueue<Int>()
+        var queue = DueQueue<Int, Void>()
         for id in 1...1_000 { queue.insert(id % 7 == 0 ? 0 : id, id: id) }
         let live = Set((1...1_000).filter { $0 % 3 == 0 })
         queue.compact { live.contains($0) }
@@ -40,7 +40,7 @@ struct DueQueueTests {
             seed = seed &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
             return Int((seed >> 33) % UInt64(bound))
         }
-        var queue = DueQueue<Int>()
+        var queue = DueQueue<Int, Void>()
         var items: [(Int, Int)] = []
         for id in 1...5_000 {
             // Mostly increasing keys, with every tenth one earlier: both paths.
@@ -50,5 +50,22 @@ struct DueQueueTests {
         }
         let expected = items.sorted { $0.0 != $1.0 ? $0.0 < $1.0 : $0.1 < $1.1 }.map(\.1)
         #expect(drain(&queue, live: Set(items.map(\.1))) == expected)
+    }
+
+    @Test func valuesTravelWithTheirItemsAndCanDecideLiveness() {
+        // A value that knows whether it is still wanted: no lookup by identifier.
+        final class Wanted { var isWanted = true; let name: String; init(_ name: String) { self.name = name } }
+        var queue = DueQueue<Int, Wanted>()
+        let values = ["c", "a", "d", "b"].map(Wanted.init)
+        for (index, (key, value)) in zip([30, 10, 40, 20], values).enumerated() { queue.insert(key, id: index, value: value) }
+        values[3].isWanted = false   // "b"
+        var popped: [String] = []
+        while let first = queue.first(isLiveItem: { $0.value.isWanted }) {
+            queue.removeFirst(first)
+            popped.append(first.value.name)
+        }
+        #expect(popped == ["a", "c", "d"])
+        #expect(queue.count == 0)
+        #expect(queue.items.isEmpty)
     }
 }

@@ -84,7 +84,7 @@ public final class HookRegistry {
     public func before<Point: HookPoint>(point: Point, priority: Int = 0, label: String? = nil,
                                          fileID: String = #fileID, line: Int = #line,
                                          _ body: @escaping @MainActor (Point.Payload) throws -> Void) -> ListenerToken {
-        register(point, .before, priority, label, fileID, line) { payload in try body(payload); return .continue }
+        register(point, HookKey(point), .before, priority, label, fileID, line, .observe(body))
     }
 
     /// Registers a handler of `point`; the first one that does not answer `.continue` stops the
@@ -92,14 +92,14 @@ public final class HookRegistry {
     public func handle<Point: HookPoint>(point: Point, priority: Int = 0, label: String? = nil,
                                          fileID: String = #fileID, line: Int = #line,
                                          _ body: @escaping @MainActor (Point.Payload) throws -> HookResult) -> ListenerToken {
-        register(point, .handle, priority, label, fileID, line, body)
+        register(point, HookKey(point), .handle, priority, label, fileID, line, .handle(body))
     }
 
     /// Registers an observer that runs after the default work of `point` (only when no handler stopped it).
     public func after<Point: HookPoint>(point: Point, priority: Int = 0, label: String? = nil,
                                         fileID: String = #fileID, line: Int = #line,
                                         _ body: @escaping @MainActor (Point.Payload) throws -> Void) -> ListenerToken {
-        register(point, .after, priority, label, fileID, line) { payload in try body(payload); return .continue }
+        register(point, HookKey(point), .after, priority, label, fileID, line, .observe(body))
     }
 
     /// Whether any hook is registered at `point`.
@@ -188,35 +188,39 @@ public final class HookRegistry {
 
     /// The chain stored for `point`, live hooks or not.
     private func storedChain<Point: HookPoint>(at point: Point) -> HookChain<Point.Payload>? {
-        switch HookKey(point) {
-        case .event(let name): eventChains[name.ordinal] as? HookChain<Point.Payload>
-        case let key: pointChains[key] as? HookChain<Point.Payload>
+        storedChain(HookKey(point), of: Point.Payload.self)
+    }
+
+    private func storedChain<Payload>(_ key: HookKey, of _: Payload.Type) -> HookChain<Payload>? {
+        switch key {
+        case .event(let name): eventChains[name.ordinal] as? HookChain<Payload>
+        case let key: pointChains[key] as? HookChain<Payload>
         }
     }
 
-    private func register<Point: HookPoint>(_ point: Point, _ stage: HookError.Stage, _ priority: Int, _ label: String?,
-                                            _ fileID: String, _ line: Int,
-                                            _ body: @escaping @MainActor (Point.Payload) throws -> HookResult) -> ListenerToken {
+    /// Registers `body` at `point`, whose `key` the caller knows (an application event's is its
+    /// name: no existential cast).
+    func register<Point: HookPoint>(_ point: Point, _ key: HookKey, _ stage: HookError.Stage, _ priority: Int, _ label: String?,
+                                            _ fileID: String, _ line: Int, _ body: HookBody<Point.Payload>) -> ListenerToken {
         let chain: HookChain<Point.Payload>
-        if let stored = storedChain(at: point) {
+        if let stored = storedChain(key, of: Point.Payload.self) {
             chain = stored
         } else {
             chain = HookChain<Point.Payload>(budget: slowHookBudget)
-            switch HookKey(point) {
+            switch key {
             case .event(let name): eventChains[name.ordinal] = chain
             case let key: pointChains[key] = chain
             }
         }
         let id = nextID
         nextID += 1
-        let name = label ?? "\(fileID.split(separator: "/").last.map(String.init) ?? fileID):\(line)"
-        let entry = HookEntry(id: id, priority: priority, name: name, stage: stage, body: body)
+        let entry = HookEntry(id: id, priority: priority, label: label, fileID: fileID, line: line, stage: stage, body: body)
         chain.insert(entry)
         // The token holds the chain strongly: a weak reference would give the chain a side table
-        // and make every retain and release of it, on every event, slower. The registry never
-        // drops a chain, so this keeps nothing alive that would otherwise go — except after the
-        // registry itself has gone, when removing the entry from the orphan chain is harmless.
-        return ListenerToken { [chain] in chain.cancel(entry) }
+        // and make every retain and release of it slower. The registry never drops a chain, so
+        // this keeps nothing alive that would otherwise go — except after the registry itself has
+        // gone, when removing the entry from the orphan chain is harmless.
+        return ListenerToken(registration: entry, registrar: chain)
     }
 
     /// Reports `entry` if the time since `last` is over `budget`; returns the new reading.
@@ -267,21 +271,42 @@ protocol NamedApplicationEvent {
 
 extension ApplicationEvent: NamedApplicationEvent {}
 
+/// What a hook runs: an observer (`before`, `after`) or a handler, each stored as registered
+/// (no wrapping closure to allocate).
+enum HookBody<Payload> {
+    case observe(@MainActor (Payload) throws -> Void)
+    case handle(@MainActor (Payload) throws -> HookResult)
+}
+
 /// One registered hook; its token marks it cancelled.
 final class HookEntry<Payload> {
     let id: Int
     let priority: Int
-    let name: String
+    let label: String?
+    /// The registration site, for a hook without a label (`#fileID` literals: no allocation).
+    let fileID: String
+    let line: Int
     let stage: HookError.Stage
     let body: @MainActor (Payload) throws -> HookResult
     var isCancelled = false
 
-    init(id: Int, priority: Int, name: String, stage: HookError.Stage, body: @escaping @MainActor (Payload) throws -> HookResult) {
+    init(id: Int, priority: Int, label: String?, fileID: String, line: Int, stage: HookError.Stage, body: HookBody<Payload>) {
         self.id = id
         self.priority = priority
-        self.name = name
+        self.label = label
+        self.fileID = fileID
+        self.line = line
         self.stage = stage
-        self.body = body
+        switch body {
+        case .observe(let observe): self.body = { payload in try observe(payload); return .continue }
+        case .handle(let handle): self.body = handle
+        }
+    }
+
+    /// The label, or the registration site (`File.swift:12`) — built when asked for (errors,
+    /// slow-hook reports, listings), never at registration.
+    var name: String {
+        label ?? "\(fileID.split(separator: "/").last.map(String.init) ?? fileID):\(line)"
     }
 }
 
@@ -366,7 +391,7 @@ protocol AnyHookChain: AnyObject {
 /// The hooks of one point, by stage. The three stage lists are one stored value, so a dispatch
 /// takes its snapshot in one access.
 @MainActor
-final class HookChain<Payload>: AnyHookChain {
+final class HookChain<Payload>: AnyHookChain, Registrar {
     private struct Stages {
         var before = HookStageList<Payload>()
         var handle = HookStageList<Payload>()
@@ -426,6 +451,11 @@ final class HookChain<Payload>: AnyHookChain {
         case .after: stages.after.insert(entry)
         case .phase: break
         }
+    }
+
+    /// A token was cancelled; its registration is one of this chain's entries.
+    func cancelRegistration(_ registration: AnyObject) {
+        if let entry = registration as? HookEntry<Payload> { cancel(entry) }
     }
 
     func cancel(_ entry: HookEntry<Payload>) {

@@ -23,7 +23,7 @@
 package final class DeadlineQueue {
     private let application: Application
     private let onDue: @MainActor (Int) -> Void
-    private var queue = DueQueue<Duration>()
+    private var queue = DueQueue<Duration, Void>()
     /// The tag of each deadline by `id - base`; `nil` once it fired or was removed.
     private var tags: [Int?] = []
     private var base = 0
