@@ -31,37 +31,31 @@
 @MainActor
 public final class ListenerToken {
     /// The registration and what holds it (a listener list, a hook chain): the token ends it
-    /// through them, with no closure to allocate per registration.
+    /// through them, with no closure to allocate per registration. Three words: every listener
+    /// has a token, so its size counts.
     private let registration: AnyObject?
-    private let registrar: (any Registrar)?
-    private var onCancel: (@MainActor () -> Void)?
-    private var cancelled = false
+    private var registrar: (any Registrar)?
 
     /// A token for `registration`, which `registrar` holds and ends.
     package init(registration: AnyObject, registrar: any Registrar) {
         self.registration = registration
         self.registrar = registrar
-        self.onCancel = nil
     }
 
     /// A token for any registration `onCancel` removes.
     package init(onCancel: @escaping @MainActor () -> Void) {
         self.registration = nil
-        self.registrar = nil
-        self.onCancel = onCancel
+        self.registrar = ClosureRegistrar(onCancel)
     }
 
     /// Whether ``cancel()`` has been called (or the token dropped).
-    public var isCancelled: Bool { cancelled }
+    public var isCancelled: Bool { registrar == nil }
 
     /// Ends the registration. Calling it again does nothing.
     public func cancel() {
-        guard !cancelled else { return }
-        cancelled = true
-        if let registrar, let registration { registrar.cancelRegistration(registration) }
-        let cancel = onCancel
-        onCancel = nil
-        cancel?()
+        guard let registrar else { return }
+        self.registrar = nil
+        registrar.cancelRegistration(registration)
     }
 
     /// Keeps the token in `tokens` (as Combine's `store(in:)` does): the registration lasts as
@@ -85,13 +79,9 @@ public final class ListenerToken {
     #else
     deinit {
         // Without isolated deinit (before Swift 6.2) the cancellation hops to the main actor.
-        guard !cancelled else { return }
-        let registration = self.registration, registrar = self.registrar
-        let onCancel = self.onCancel
-        Task { @MainActor in
-            if let registrar, let registration { registrar.cancelRegistration(registration) }
-            onCancel?()
-        }
+        guard let registrar else { return }
+        let registration = self.registration
+        Task { @MainActor in registrar.cancelRegistration(registration) }
     }
     #endif
 }
@@ -99,8 +89,19 @@ public final class ListenerToken {
 /// What holds registrations that tokens end: a listener list, a hook chain.
 @MainActor
 package protocol Registrar: AnyObject {
-    /// Ends `registration` — the object given to the token's ``ListenerToken/init(registration:registrar:)`` — once.
-    func cancelRegistration(_ registration: AnyObject)
+    /// Ends `registration` — the object given to the token's ``ListenerToken/init(registration:registrar:)``
+    /// (`nil` for a closure's token) — once.
+    func cancelRegistration(_ registration: AnyObject?)
+}
+
+/// The registrar of a token made with a closure (a launch gate, a stream): it runs the closure.
+@MainActor
+final class ClosureRegistrar: Registrar {
+    private let onCancel: @MainActor () -> Void
+
+    init(_ onCancel: @escaping @MainActor () -> Void) { self.onCancel = onCancel }
+
+    func cancelRegistration(_ registration: AnyObject?) { onCancel() }
 }
 
 // MARK: - Handlers
@@ -370,7 +371,8 @@ package enum EventQueueCounters {
 extension ListenerList: Registrar {
     /// A token was cancelled: stop its entry and count it. The registration is always a
     /// `ListenerEntry`: `add(_:)` makes every token of this list.
-    package nonisolated func cancelRegistration(_ registration: AnyObject) {
+    package nonisolated func cancelRegistration(_ registration: AnyObject?) {
+        guard let registration else { return }
         unsafeDowncast(registration, to: ListenerEntry.self).cancel()
         noteCancelled()
     }

@@ -454,7 +454,7 @@ final class HookChain<Payload>: AnyHookChain, Registrar {
     }
 
     /// A token was cancelled; its registration is one of this chain's entries.
-    func cancelRegistration(_ registration: AnyObject) {
+    func cancelRegistration(_ registration: AnyObject?) {
         if let entry = registration as? HookEntry<Payload> { cancel(entry) }
     }
 
