@@ -28,7 +28,7 @@ let package = Package(
         .target(name: "AppKernelTesting", dependencies: ["AppKernel"], swiftSettings: strictSettings),
         .target(name: "AppKernelAuth", dependencies: ["AppKernelCore"], swiftSettings: strictSettings),
         .target(name: "AppKernelSDK", dependencies: ["AppKernel", "AppKernelAuth", "AppKernelREST"], swiftSettings: strictSettings),
-        .target(name: "AppKernelSDKTesting", dependencies: ["AppKernel", "AppKernelAuth", "AppKernelSDK"], swiftSettings: strictSettings),
+        .target(name: "AppKernelSDKTesting", dependencies: ["AppKernel", "AppKernelAuth", "AppKernelSDK", "AppKernelTesting"], swiftSettings: strictSettings),
         .target(name: "AppKernelREST", dependencies: ["AppKernelCore", "AppKernelAuth"], swiftSettings: strictSettings),
         .target(name: "AppKernelPOSIX", dependencies: ["AppKernel"], swiftSettings: strictSettings),
         .target(name: "AppKernelModules", dependencies: ["AppKernel"], swiftSettings: strictSettings),

@@ -130,7 +130,7 @@ extension SDKManager {
             do throws(LaunchError) {
                 try await self.runPhases(only: [.auth, .rootController])
             } catch {
-                self.launchErrorHandler?(error)
+                self.reportLaunchError(error)
             }
         }
     }
@@ -174,7 +174,7 @@ extension SDKManager {
         unlock = Task { [weak self] in
             guard let self else { return }
             do { _ = try await self.askForPasscode() } catch {
-                self.launchErrorHandler?(LaunchError(phase: .passcode, cause: .threw(error)))
+                self.reportLaunchError(LaunchError(phase: .passcode, cause: .threw(error)))
             }
         }
     }

@@ -68,7 +68,20 @@ open class SDKManager {
     /// The flow used to log in.
     public var loginFlow: AuthorizationRequest.Flow = .webServer
     /// Receives every launch failure — the Mobile SDK's `launchErrorAction`.
-    public var launchErrorHandler: (@MainActor (LaunchError) -> Void)?
+    ///
+    /// A handler set late — after a launch that started on its own (or a re-authentication or
+    /// an unlock) has already failed, with no handler and nobody awaiting it — first receives,
+    /// at once and in order, those failures.
+    public var launchErrorHandler: (@MainActor (LaunchError) -> Void)? {
+        didSet {
+            guard let launchErrorHandler, !unheardLaunchErrors.isEmpty else { return }
+            let unheard = unheardLaunchErrors
+            unheardLaunchErrors = []
+            for error in unheard { launchErrorHandler(error) }
+        }
+    }
+    /// Failures of launches nobody awaited that happened while no ``launchErrorHandler`` was set.
+    var unheardLaunchErrors: [LaunchError] = []
     /// Where the launch is.
     public var launchState: LaunchState { launchEngine.state }
     /// The last successful launch's result.
@@ -118,8 +131,14 @@ open class SDKManager {
 
     // MARK: The application
 
-    /// Starts observing `application`: a launch starts when it finishes launching (if it has not
-    /// yet), backgrounding and returning drive the passcode lock, termination stops the manager.
+    /// Starts observing `application`: a launch starts when it finishes launching, backgrounding
+    /// and returning drive the passcode lock, termination stops the manager.
+    ///
+    /// Attach before the launch — in the app delegate's `init` (the template's pattern, through
+    /// ``initializeSDK()``), right after making a `ProcessHost`, or with
+    /// `SimulatedHost.attach(_:)`. Attached once `didFinishLaunching` has been delivered, the
+    /// manager cannot hear it: its launch does not start by itself (call ``launch()``), and the
+    /// application records an ``AppKernel/Diagnostic/Kind/attachedLate`` diagnostic saying so.
     public func attach(to application: Application) {
         self.application = application
         applicationTokens = [
@@ -131,6 +150,10 @@ open class SDKManager {
             // A host reports the app ready only once the SDK's launch has run.
             application.addLaunchGate(named: "sdk") { [weak self] in await self?.automaticLaunch?.value },
         ]
+        if application.didFinishLaunchingBegan {
+            application.reportDiagnostic(.attachedLate, subject: "sdk",
+                                         message: "the SDK manager was attached after the application finished launching, so its launch will not start by itself: call launch(), or attach it before the launch (in the app delegate's init, right after making the host, or with SimulatedHost.attach(_:))")
+        }
     }
 
     /// Reloads the boot config from ``configDirectory`` (a host's SIGHUP); a config that no longer
@@ -156,7 +179,12 @@ open class SDKManager {
 
     private func startAutomaticLaunch() {
         guard !launchState.isRunning else { return }
-        automaticLaunch = Task { [weak self] in _ = try? await self?.launch() }
+        automaticLaunch = Task { [weak self] in
+            do throws(LaunchError) { _ = try await self?.launch() } catch {
+                // Nobody awaits this launch: keep a failure no handler heard for the first one set.
+                if let self, self.launchErrorHandler == nil { self.unheardLaunchErrors.append(error) }
+            }
+        }
     }
 
     /// Adds a part of the SDK to start in the ``LaunchPhase/sdkInit`` phase, in registration order.
@@ -183,12 +211,17 @@ open class SDKManager {
         } catch {
             stores.restore(storesBefore)
             lastError = error
-            launchErrorHandler?(error)
+            launchErrorHandler?(error)   // the caller hears it too: `launch()` throws
             throw error
         }
         let result = LaunchResult(flags: flags, currentUser: accountManager?.currentAccount, timeline: launchEngine.timeline)
         lastResult = result
         return result
+    }
+
+    /// Hands `error` to ``launchErrorHandler``, or keeps it for the first handler set.
+    func reportLaunchError(_ error: LaunchError) {
+        if let launchErrorHandler { launchErrorHandler(error) } else { unheardLaunchErrors.append(error) }
     }
 
     /// Runs the launch engine (all phases, or some), each phase within ``phaseDeadline`` on the

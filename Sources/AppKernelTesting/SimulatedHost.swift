@@ -30,6 +30,7 @@ public final class SimulatedHost {
     /// The recorder attached to every application this host launches.
     public let trace: TraceRecorder
     private let makeApplication: @MainActor (any ApplicationDelegate, (any FrameworkInterface)?, BootLoader) -> Application
+    private var preparations: [@MainActor (Application) -> Void] = []
 
     /// Creates a host.
     /// - Parameters:
@@ -57,7 +58,8 @@ public final class SimulatedHost {
     ///   - bootLoader: The BootLoader to run (mPaaS's default phases unless given).
     ///   - options: Why the app is launched.
     ///   - inBackground: Launch without a foreground scene, leaving the app in `.background`.
-    /// - Returns: The launched application.
+    /// - Returns: The launched application; its ``AppKernel/Application/launchAnswer`` is what
+    ///   it answered the system (UIKit's YES/NO).
     /// - Throws: ``ApplicationError`` (`alreadyLaunched`) while the previous application runs.
     @discardableResult
     public func launch(delegate: any ApplicationDelegate, interface: (any FrameworkInterface)? = nil,
@@ -70,8 +72,21 @@ public final class SimulatedHost {
         let application = makeApplication(delegate, interface, bootLoader)
         trace.attach(to: application)
         self.application = application
+        for prepare in preparations { prepare(application) }
         try application.handle(.launch(options, inBackground: inBackground))
         return application
+    }
+
+    /// Runs `prepare` with every application this host makes, after it is made and before its
+    /// launch — the place to attach what observes the app from outside, as an SDK manager does
+    /// (`ProcessHost` makes its application in its initialiser, so there it is attached directly).
+    /// Preparations run in the order they were added, for every later launch (relaunches too).
+    ///
+    /// ```swift
+    /// host.beforeEachLaunch { app in manager.attach(to: app) }
+    /// ```
+    public func beforeEachLaunch(_ prepare: @escaping @MainActor (Application) -> Void) {
+        preparations.append(prepare)
     }
 
     /// Terminates the application (UIKit: a swipe from the app switcher).

@@ -38,6 +38,50 @@ struct LaunchLifecycleTests {
         _ = host
     }
 
+    @Test func aManagerAttachedToTheHostBeforeLaunchStartsByItself() async throws {
+        let host = SimulatedHost(clock: clock)
+        let manager = SDKManager(bootConfig: deferredConfig)
+        host.attach(manager)
+        let app = try host.launch(delegate: DefaultApplicationDelegate())
+        await manager.automaticLaunch?.value
+        #expect(manager.launchState == .finished)
+        #expect(manager.lastResult?.flags == [.authBypassed])
+        #expect(app.diagnostics.isEmpty)
+        // A relaunch (a new application) gets the same manager attached.
+        try host.terminate()
+        let relaunched = try host.launch(delegate: DefaultApplicationDelegate())
+        await manager.automaticLaunch?.value
+        #expect(manager.application === relaunched)
+        #expect(manager.launchState == .finished)
+    }
+
+    @Test func aManagerAttachedAfterTheLaunchSaysItWillNotStartByItself() async throws {
+        let host = SimulatedHost(clock: clock)
+        let app = try host.launch(delegate: DefaultApplicationDelegate())
+        let manager = SDKManager(bootConfig: deferredConfig)
+        manager.attach(to: app)
+        #expect(manager.automaticLaunch == nil)
+        #expect(manager.launchState == .idle)
+        let late = app.diagnostics.filter { $0.kind == .attachedLate }
+        #expect(late.map(\.subject) == ["sdk"])
+        #expect(late.first?.message.contains("call launch()") == true)
+        // …and launching it by hand works.
+        #expect(try await manager.launch().flags == [.authBypassed])
+    }
+
+    @Test func aLaunchErrorHandlerSetAfterTheLaunchHearsTheAutomaticLaunchThatFailed() async throws {
+        let host = SimulatedHost(clock: clock)
+        let manager = SDKManager()   // no boot config and no config directory: the config phase fails
+        host.attach(manager)
+        try host.launch(delegate: DefaultApplicationDelegate())
+        await manager.automaticLaunch?.value
+        var heard: [LaunchPhase?] = []
+        manager.launchErrorHandler = { error in heard.append(error.phase) }
+        #expect(heard == [.config], "the failure nobody heard is delivered to the first handler set")
+        manager.launchErrorHandler = { error in heard.append(error.phase) }
+        #expect(heard == [.config], "once")
+    }
+
     @Test func terminationStopsTheManager() async throws {
         let host = SimulatedHost(clock: clock)
         let app = Application(delegate: DefaultApplicationDelegate(), clock: clock)

@@ -14,6 +14,7 @@ extension Application {
         setState(inBackground ? .background : .inactive)
         observe(.applicationDelegate, .willFinishLaunching(options))
         let willFinish = delegate.application(self, willFinishLaunchingWithOptions: options)
+        didFinishLaunchingBegan = true
         let delivery = publish(.didFinishLaunching, options, to: .applicationDelegate, runAfterHooks: false) { _ in
             delegate.application(self, didFinishLaunchingWithOptions: options)
         }

@@ -136,7 +136,9 @@ extension Application {
     private func perform(_ event: SystemEvent) -> SystemResponse {
         switch event {
         case .launch(let options, let inBackground):
-            return .answered(performLaunch(options, inBackground: inBackground))
+            let answer = performLaunch(options, inBackground: inBackground)
+            launchAnswer = answer
+            return .answered(answer)
         case .enterForeground(let id):
             enterForeground(id.flatMap(scene(withID:)))
         case .enterBackground(let id):

@@ -33,6 +33,16 @@ public final class Application {
     public internal(set) var state: ApplicationState = .notRunning
     /// The options of the launch (empty before launch).
     public internal(set) var launchOptions = LaunchOptions()
+    /// What the launch answered the system (UIKit's return value of
+    /// `application(_:didFinishLaunchingWithOptions:)`): `false` when either launch method
+    /// returned `false` or a `handle` hook stopped the launch with ``HookResult/returnNo``;
+    /// `nil` until the launch has returned. `false` refuses the launch's URL, activity and quick action.
+    public internal(set) var launchAnswer: Bool?
+    /// Whether the publication of `didFinishLaunching` (to hooks, listeners and the delegate)
+    /// has begun: what observes the app from outside and arrives during or after it (an SDK
+    /// manager attached by the delegate's `didFinishLaunching`, or after the launch) acts at once
+    /// instead of waiting for an event it will not hear.
+    package internal(set) var didFinishLaunchingBegan = false
     /// The connected scenes, in the order they connected.
     public internal(set) var connectedScenes: [Scene] = []
     /// The open sessions (connected or not), in the order they were created.
@@ -58,7 +68,20 @@ public final class Application {
     public var window: Window?
     /// Receives every failure of a hook (any event, at any time) or of a BootLoader phase.
     /// Failures are also kept in ``hookErrors`` and reported as ``diagnostics``.
-    public var hookErrorHandler: (@MainActor (HookError) -> Void)?
+    ///
+    /// A handler set late — after `host.launch(…)` returned, say, when a BootLoader phase has
+    /// already failed — first receives, at once and in order, the failures that happened while
+    /// no handler was set: none is lost to the order of two lines.
+    public var hookErrorHandler: (@MainActor (HookError) -> Void)? {
+        didSet {
+            guard let hookErrorHandler else { return }
+            let unheard = hookErrors[heardHookErrors...]
+            heardHookErrors = hookErrors.count
+            for error in unheard { hookErrorHandler(error) }
+        }
+    }
+    /// How many of ``hookErrors`` a handler has received.
+    private var heardHookErrors = 0
     /// Every failure of a hook or a BootLoader phase, oldest first.
     public internal(set) var hookErrors: [HookError] = []
 
@@ -166,7 +189,10 @@ public final class Application {
     func reportHookError(_ error: HookError) {
         hookErrors.append(error)
         report(.hookFailed, subject: "\(error.point)/\(error.hook)", error.description)
-        hookErrorHandler?(error)
+        if let hookErrorHandler {
+            heardHookErrors = hookErrors.count
+            hookErrorHandler(error)
+        }
     }
 
     /// Reports a synchronous hook or phase that ran over the budget: the registry's

@@ -27,6 +27,10 @@ public struct Diagnostic: Sendable, Hashable, CustomStringConvertible {
         /// A part of the app could not reload its configuration after a reload request (a
         /// process host's SIGHUP); it kept the previous one.
         case reloadFailed
+        /// Something that observes the application from outside was attached too late to hear
+        /// an event it acts on (an SDK manager attached after `didFinishLaunching`: its launch
+        /// does not start by itself).
+        case attachedLate
     }
 
     /// What kind of problem this is.

@@ -1,0 +1,20 @@
+import AppKernel
+import AppKernelSDK
+import AppKernelTesting
+
+extension SimulatedHost {
+    /// Attaches `manager` to every application this host launches from now on, before its
+    /// launch — as an app delegate's `init` calling `initializeSDK()` attaches the shared manager
+    /// to the real app, and as `ProcessHost` allows right after it is made: the manager hears
+    /// `didFinishLaunching` and starts its launch by itself.
+    ///
+    /// ```swift
+    /// let host = SimulatedHost()
+    /// host.attach(manager)
+    /// let app = try host.launch(delegate: AppDelegate())
+    /// await manager.automaticLaunch?.value
+    /// ```
+    public func attach(_ manager: SDKManager) {
+        beforeEachLaunch { [weak manager] application in manager?.attach(to: application) }
+    }
+}
