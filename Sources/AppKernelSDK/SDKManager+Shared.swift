@@ -1,34 +1,57 @@
 import AppKernel
 
 extension SDKManager {
-    /// The class ``shared`` is made from, and the instance once made.
-    private static var registration = (type: SDKManager.Type?.none, instance: SDKManager?.none)
+    /// The shared instance once made, and its observation of the process's launches.
+    private static var registration = (instance: SDKManager?.none, launches: ListenerToken?.none)
 
-    /// Makes ``shared`` an instance of the calling class — the Mobile SDK's `initializeSDK()`.
+    /// Makes ``shared`` — at once — an instance of the calling class: the Mobile SDK's
+    /// `initializeSDK()`, which the template's app delegate calls in its `init`.
     /// `MobileSyncSDKManager.initializeSDK()` on a subclass of a subclass works the same way.
     /// Calling it again with the same class does nothing.
+    ///
+    /// From then on the shared manager attaches itself to the application that launches (the
+    /// first one, and after it terminates the next): it starts its launch when the app finishes
+    /// launching, with no wiring, as the Mobile SDK observes `UIApplication` by itself.
     /// - Throws: ``SDKManagerError`` when ``shared`` already exists as an instance of another class.
     public class func initializeSDK() throws(SDKManagerError) {
-        if registration.type == self { return }
         if let instance = registration.instance {
-            throw SDKManagerError(registered: String(describing: type(of: instance)), requested: String(describing: self))
+            guard type(of: instance) == self else {
+                throw SDKManagerError(registered: String(describing: type(of: instance)), requested: String(describing: self))
+            }
+            return
         }
-        registration.type = self
+        makeShared(self)
     }
 
-    /// The one manager of the process, an instance of the class that called ``initializeSDK()``
-    /// (of `SDKManager` if none did), made on first use and kept for the process's lifetime.
-    /// Tests build their own managers instead.
+    /// The one manager of the process: an instance of the class that called ``initializeSDK()``
+    /// (of `SDKManager` if none did, made on first use), kept for the process's lifetime.
+    /// Tests usually build their own managers instead.
     public static var shared: SDKManager {
-        if let instance = registration.instance { return instance }
-        let instance = (registration.type ?? SDKManager.self).init()
-        registration.instance = instance
+        registration.instance ?? makeShared(SDKManager.self)
+    }
+
+    @discardableResult
+    private static func makeShared(_ type: SDKManager.Type) -> SDKManager {
+        let instance = type.init()
+        let launches = Application.observeLaunches { [weak instance] application in instance?.adopt(application) }
+        registration = (instance, launches)
         return instance
     }
 
-    /// Forgets the shared manager and its class, so a test can exercise ``initializeSDK()``.
+    /// Attaches the shared manager to `application`, which starts launching, unless it serves
+    /// another application that still runs.
+    private func adopt(_ application: Application) {
+        if let current = self.application, current !== application, current.state != .terminated { return }
+        guard self.application !== application else { return }
+        attach(to: application)
+    }
+
+    /// Forgets the shared manager (which stops observing the process's launches), so a test can
+    /// exercise ``initializeSDK()``.
     @_spi(Testing)
     public static func resetSharedManagerForTesting() {
+        registration.launches?.cancel()
+        registration.instance?.stop()
         registration = (nil, nil)
     }
 }

@@ -345,13 +345,49 @@ struct SharedManagerTests {
         #expect(throws: SDKManagerError.self) { try OtherManager.initializeSDK() }
     }
 
-    @Test func beforeSharedExistsTheLastRegistrationWinsAndTheDefaultIsSDKManager() throws {
+    @Test func initializeSDKMakesTheInstanceAtOnceAndWithoutItSharedIsAnSDKManager() throws {
         SDKManager.resetSharedManagerForTesting()
         defer { SDKManager.resetSharedManagerForTesting() }
         #expect(type(of: SDKManager.shared) == SDKManager.self)
         SDKManager.resetSharedManagerForTesting()
         try SmartStoreSDKManager.initializeSDK()
-        try OtherManager.initializeSDK()
-        #expect(SDKManager.shared is OtherManager)
+        #expect(throws: SDKManagerError.self, "the instance exists from the first call on") { try OtherManager.initializeSDK() }
+        #expect(type(of: SDKManager.shared) == SmartStoreSDKManager.self)
+    }
+
+    /// The forceios template's shape: the app delegate's `init` calls `initializeSDK()`, and
+    /// nothing else wires the manager to the application.
+    @MainActor final class TemplateAppDelegate: ApplicationDelegate {
+        init() { try? MobileSyncSDKManager.initializeSDK() }
+        func application(_ application: Application, didFinishLaunchingWithOptions options: LaunchOptions) -> Bool {
+            SDKManager.shared.bootConfig = deferredConfig
+            return true
+        }
+    }
+
+    @Test func theTemplatesAppDelegatePatternLaunchesTheSDKWithNoWiring() async throws {
+        SDKManager.resetSharedManagerForTesting()
+        defer { SDKManager.resetSharedManagerForTesting() }
+        let host = SimulatedHost()
+        // initializeSDK() and the launch run without a suspension between them: no other test's
+        // application can start launching in between and be adopted instead.
+        let app = try host.launch(delegate: TemplateAppDelegate())
+        let manager = try #require(SDKManager.shared as? MobileSyncSDKManager)
+        #expect(manager.application === app)
+        await manager.automaticLaunch?.value
+        #expect(manager.launchState == .finished)
+        #expect(manager.lastResult?.flags == [.authBypassed])
+        #expect(app.diagnostics.isEmpty)
+        // Another application launching while this one runs is not adopted.
+        let other = try SimulatedHost().launch(delegate: DefaultApplicationDelegate())
+        #expect(manager.application === app)
+        // After this one terminates, the next launch is.
+        try host.terminate()
+        let relaunched = try host.launch(delegate: TemplateAppDelegate())
+        #expect(manager.application === relaunched)
+        await manager.automaticLaunch?.value
+        #expect(manager.launchState == .finished)
+        try host.terminate()
+        _ = other
     }
 }

@@ -10,6 +10,7 @@ extension Application {
     /// scene, defers the BootLoader to the first didBecomeActive, and delivers its remote
     /// notification or fetch.
     func performLaunch(_ options: LaunchOptions, inBackground: Bool) -> Bool {
+        Application.launchObservers.notify(self)
         launchOptions = options
         setState(inBackground ? .background : .inactive)
         observe(.applicationDelegate, .willFinishLaunching(options))

@@ -38,6 +38,17 @@ public final class Application {
     /// returned `false` or a `handle` hook stopped the launch with ``HookResult/returnNo``;
     /// `nil` until the launch has returned. `false` refuses the launch's URL, activity and quick action.
     public internal(set) var launchAnswer: Bool?
+    /// Observers of every application of the process that starts launching (UIKit's
+    /// process-wide `didFinishLaunchingNotification` on the default notification center, told
+    /// earlier): how a shared SDK manager finds the app it serves without being handed it.
+    static let launchObservers = ObserverList<Application>()
+
+    /// Calls `observer` with every application of the process as it starts launching — before
+    /// `willFinishLaunching`, so the observer can attach to its events.
+    package static func observeLaunches(_ observer: @escaping @MainActor (Application) -> Void) -> ListenerToken {
+        launchObservers.add(observer)
+    }
+
     /// Whether the publication of `didFinishLaunching` (to hooks, listeners and the delegate)
     /// has begun: what observes the app from outside and arrives during or after it (an SDK
     /// manager attached by the delegate's `didFinishLaunching`, or after the launch) acts at once
