@@ -78,6 +78,19 @@ public struct ConfigValue: Sendable {
         self.init(kind: kind, file: file, keyPath: keyPath)
     }
 
+    /// The value as JSON (a whole number as an integer), without positions: what a custom part
+    /// that reads its own keys receives.
+    public var jsonValue: JSONValue {
+        switch kind {
+        case .object(let members): .object(Dictionary(members.map { ($0.key, $0.value.jsonValue) }, uniquingKeysWith: { _, last in last }))
+        case .array(let elements): .array(elements.map(\.jsonValue))
+        case .string(let text): .string(text)
+        case .number(let number): number.rounded() == number && abs(number) < 1e15 ? .int(Int(number)) : .double(number)
+        case .bool(let flag): .bool(flag)
+        case .null: .null
+        }
+    }
+
     /// `"a string"`, `"an object"`, … — how errors name what was found.
     public var typeName: String {
         switch kind {
@@ -198,6 +211,19 @@ public struct ConfigValue: Sendable {
             throw error(.unknownValue, "unknown \(what) '\(text)'; expected one of \(Value.allCases.map(\.rawValue).joined(separator: ", "))")
         }
         return value
+    }
+
+    /// One of a fixed list of strings.
+    /// - Parameters:
+    ///   - allowed: The allowed strings, in the order errors list them.
+    ///   - what: How errors name the value (`"layout type"`).
+    /// - Throws: `wrongType` when this is not a string; `unknownValue` listing the allowed ones.
+    public func oneOf(_ allowed: [String], what: String) throws(ConfigError) -> String {
+        let text = try string()
+        guard allowed.contains(text) else {
+            throw error(.unknownValue, "unknown \(what) '\(text)'; expected one of \(allowed.joined(separator: ", "))")
+        }
+        return text
     }
 
     // MARK: Positions

@@ -101,6 +101,8 @@ public struct SyncSpec: Sendable, Hashable {
     public var fieldlist: [String]
     /// What happens to records changed on both sides.
     public var mergeMode: MergeMode
+    /// Everything else the target says, key by key as the Mobile SDK reads it.
+    public var target = SyncTargetDetails()
 
     /// Creates a sync spec.
     public init(name: String, type: SyncType, soupName: String, targetType: SyncTargetType? = nil, query: String? = nil,
@@ -118,8 +120,141 @@ public struct SyncSpec: Sendable, Hashable {
     }
 }
 
-/// Reads `userstore.json` and `usersyncs.json` in the Mobile SDK's format, validating
-/// everything the SDK silently ignores.
+/// How a parent and its children are related (`relationshipType`).
+public enum RelationshipType: String, Sendable, Hashable, CaseIterable {
+    /// The child cannot exist without its parent.
+    case masterDetail = "MASTER_DETAIL"
+    /// A plain lookup.
+    case lookup = "LOOKUP"
+}
+
+/// The parent or the children of a `parent_children` target (the SDK's parent and children
+/// info objects).
+public struct RelatedObjectInfo: Sendable, Hashable {
+    /// The object type (`Account`).
+    public var sobjectType: String
+    /// The soup its records live in.
+    public var soupName: String
+    /// Its id field.
+    public var idFieldName = "Id"
+    /// Its last-modified field.
+    public var modificationDateFieldName = "LastModifiedDate"
+    /// Its external-id field, if creates are upserts on it.
+    public var externalIdFieldName: String?
+    /// Children only: the relationship's plural name in a subquery (`Contacts`).
+    public var sobjectTypePlural: String?
+    /// Children only: the child's field that holds its parent's id (`AccountId`).
+    public var parentIdFieldName: String?
+
+    /// Creates an info.
+    public init(sobjectType: String, soupName: String) {
+        self.sobjectType = sobjectType
+        self.soupName = soupName
+    }
+}
+
+/// One object type a `briefcase` target fetches (an entry of its `infos`).
+public struct BriefcaseObjectInfo: Sendable, Hashable {
+    /// The object type.
+    public var sobjectType: String
+    /// The fields fetched.
+    public var fieldlist: [String]
+    /// The soup its records land in.
+    public var soupName: String
+    /// Its id field.
+    public var idFieldName = "Id"
+    /// Its last-modified field.
+    public var modificationDateFieldName = "LastModifiedDate"
+
+    /// Creates an info.
+    public init(sobjectType: String, fieldlist: [String], soupName: String) {
+        self.sobjectType = sobjectType
+        self.fieldlist = fieldlist
+        self.soupName = soupName
+    }
+}
+
+/// Which sync-up implementation a target names (by its `iOSImpl` / `androidImpl`; none names
+/// the default, the sObject-collection target).
+public enum SyncUpKind: String, Sendable, Hashable, CaseIterable {
+    /// sObject collections, up to 200 records a request (the default).
+    case collection
+    /// One REST request per record.
+    case singleRecord
+    /// Composite batches of up to 25 records.
+    case batch
+    /// A parent and its children.
+    case parentChildren
+    /// An app-defined implementation.
+    case custom
+}
+
+/// Every key of a sync's `target` besides the type and query, as the Mobile SDK reads it.
+/// Which keys apply depends on the target type; the parser refuses the others.
+public struct SyncTargetDetails: Sendable, Hashable {
+    /// The iOS implementation class (`iOSImpl`).
+    public var iOSImpl: String?
+    /// The Android implementation class (`androidImpl`).
+    public var androidImpl: String?
+    /// The id field (`Id` by default).
+    public var idFieldName = "Id"
+    /// The last-modified field (`LastModifiedDate` by default).
+    public var modificationDateFieldName = "LastModifiedDate"
+    /// `mru`, `refresh`, `layout`, `metadata`: the object type.
+    public var sobjectType: String?
+    /// `mru`, `refresh`: the fields fetched.
+    public var fieldlist: [String]?
+    /// `refresh`: the soup whose records are refreshed.
+    public var soupName: String?
+    /// `soql` sync-down, `batch`/`collection` sync-up: records per request (the SDK clamps it).
+    public var maxBatchSize: Int?
+    /// `refresh`: ids per SOQL request (`countIdsPerSoql`; iOS spells it `coundIdsPerSoql`).
+    public var countIdsPerSoql: Int?
+    /// `briefcase`: ids per retrieve request.
+    public var countIdsPerRetrieve: Int?
+    /// `layout`: `Large`, `Medium` or `Small`.
+    public var formFactor: String?
+    /// `layout`: `Compact` or `Full`.
+    public var layoutType: String?
+    /// `layout`: `Create`, `Edit` or `View`.
+    public var mode: String?
+    /// `layout`: the record type.
+    public var recordTypeId: String?
+    /// `briefcase`: the object types fetched.
+    public var briefcaseInfos: [BriefcaseObjectInfo] = []
+    /// `parent_children`: the parent.
+    public var parent: RelatedObjectInfo?
+    /// `parent_children`: the children.
+    public var children: RelatedObjectInfo?
+    /// `parent_children`: how they are related.
+    public var relationshipType: RelationshipType?
+    /// `parent_children` sync-down: the parent's fields.
+    public var parentFieldlist: [String]?
+    /// `parent_children` sync-down: the children's fields.
+    public var childrenFieldlist: [String]?
+    /// `parent_children` sync-down: a filter on the parents (a SOQL `WHERE` fragment).
+    public var parentSoqlFilter: String?
+    /// `parent_children` sync-up: the children's fields sent on create.
+    public var childrenCreateFieldlist: [String]?
+    /// `parent_children` sync-up: the children's fields sent on update.
+    public var childrenUpdateFieldlist: [String]?
+    /// Sync-up: the external-id field creates upsert on.
+    public var externalIdFieldName: String?
+    /// Sync-up: which implementation the target names.
+    public var syncUpKind: SyncUpKind?
+    /// `custom` targets: every other key, for the implementation to read.
+    public var customProperties: [String: JSONValue] = [:]
+
+    /// No details: the defaults.
+    public init() {}
+}
+
+/// Reads `userstore.json` and `usersyncs.json` in the Mobile SDK's format: every key the
+/// Mobile SDK reads (iOS and Android), with its rules; what either SDK refuses — a missing
+/// required key, an unknown type or enum value, empty `options` or `indexes` — is a
+/// ``ConfigError`` naming the file, line and key path. Unlike the SDKs, which ignore keys they
+/// do not read, an unknown key is refused too (a misspelt key would otherwise be lost in
+/// silence); `custom` targets keep theirs for their implementation.
 public enum StoreConfig {
     /// The default soups file's name.
     public static let soupsFileName = "userstore.json"
@@ -140,8 +275,14 @@ public enum StoreConfig {
             guard !name.isEmpty else { throw nameValue.error(.invalidValue, "a soup needs a name") }
             guard !soups.contains(where: { $0.name == name }) else { throw nameValue.error(.duplicateName, "the soup '\(name)' is defined twice") }
             var indexes: [IndexSpec] = []
-            for index in try entry.required("indexes").array() {
-                try index.onlyKeys(["path", "type"])
+            let indexList = try entry.required("indexes")
+            guard !(try indexList.array().isEmpty) else {
+                throw indexList.error(.invalidValue, "the soup '\(name)' needs at least one index (SmartStore refuses a soup without)")
+            }
+            for index in try indexList.array() {
+                // `columnName` is read by the SDKs, which compute their own column names.
+                try index.onlyKeys(["path", "type", "columnName"])
+                _ = try index.member("columnName")?.string()
                 let pathValue = try index.required("path")
                 let path = try pathValue.string()
                 guard !path.isEmpty else { throw pathValue.error(.invalidValue, "an index needs a path") }
@@ -179,28 +320,176 @@ public enum StoreConfig {
             var spec = SyncSpec(name: name, type: type, soupName: soupName)
             let target = try entry.required("target")
             switch type {
-            case .syncDown:
-                try target.onlyKeys(["type", "query", "idFieldName", "modificationDateFieldName", "objectType", "fieldlist"])
-                let targetType = try target.required("type").oneOf(SyncTargetType.self, what: "target type")
-                spec.targetType = targetType
-                if let query = try target.member("query") { spec.query = try query.string() }
-                if targetType == .soql || targetType == .sosl {
-                    guard let query = spec.query, !query.trimmingCharacters(in: .whitespaces).isEmpty else {
-                        throw target.error(.missingKey, "a \(targetType.rawValue) target needs a query", at: ConfigValue.keyPath(target.keyPath, member: "query"))
-                    }
-                }
-            case .syncUp:
-                try target.onlyKeys(["createFieldlist", "updateFieldlist", "idFieldName", "modificationDateFieldName"])
-                spec.createFieldlist = try target.member("createFieldlist")?.strings()
-                spec.updateFieldlist = try target.member("updateFieldlist")?.strings()
+            case .syncDown: try readSyncDownTarget(target, into: &spec)
+            case .syncUp: try readSyncUpTarget(target, into: &spec)
             }
-            if let options = try entry.member("options") {
-                try options.onlyKeys(["fieldlist", "mergeMode"])
-                spec.fieldlist = try options.member("fieldlist")?.strings() ?? []
-                spec.mergeMode = try options.member("mergeMode")?.oneOf(MergeMode.self, what: "merge mode") ?? .overwrite
+            // Both SDKs fail on a sync without options (iOS also on empty ones): required.
+            let options = try entry.required("options")
+            try options.onlyKeys(["fieldlist", "mergeMode"])
+            guard !(try options.object().isEmpty) else {
+                throw options.error(.missingKey, "options needs a mergeMode (OVERWRITE or LEAVE_IF_CHANGED)", at: ConfigValue.keyPath(options.keyPath, member: "mergeMode"))
             }
+            spec.fieldlist = try options.member("fieldlist")?.strings() ?? []
+            spec.mergeMode = try options.required("mergeMode").oneOf(MergeMode.self, what: "merge mode")
             syncs.append(spec)
         }
         return syncs
+    }
+
+    // MARK: Targets
+
+    private static let commonTargetKeys: Set<String> = ["type", "iOSImpl", "androidImpl", "idFieldName", "modificationDateFieldName"]
+
+    /// The keys each sync-down target type reads, beyond the common ones.
+    private static let syncDownKeys: [SyncTargetType: Set<String>] = [
+        .soql: ["query", "maxBatchSize"],
+        .sosl: ["query"],
+        .mru: ["sobjectType", "fieldlist"],
+        .refresh: ["sobjectType", "fieldlist", "soupName", "countIdsPerSoql", "coundIdsPerSoql"],
+        .layout: ["sobjectType", "formFactor", "layoutType", "mode", "recordTypeId"],
+        .metadata: ["sobjectType"],
+        .briefcase: ["infos", "countIdsPerRetrieve"],
+        .parentChildren: ["parent", "children", "relationshipType", "parentFieldlist", "childrenFieldlist", "parentSoqlFilter"],
+    ]
+
+    private static func readSyncDownTarget(_ target: ConfigValue, into spec: inout SyncSpec) throws(ConfigError) {
+        let targetType = try target.required("type").oneOf(SyncTargetType.self, what: "target type")
+        spec.targetType = targetType
+        var details = try commonDetails(target)
+        if targetType == .custom {
+            // A custom target's implementation reads its own keys; both platforms need theirs.
+            details.iOSImpl = try requiredString(target, "iOSImpl", "a custom target names its implementation classes")
+            details.androidImpl = try requiredString(target, "androidImpl", "a custom target names its implementation classes")
+            for (key, value) in try target.object() where !commonTargetKeys.contains(key) { details.customProperties[key] = value.jsonValue }
+            spec.target = details
+            return
+        }
+        try target.onlyKeys(commonTargetKeys.union(syncDownKeys[targetType] ?? []))
+        switch targetType {
+        case .soql, .sosl:
+            spec.query = try requiredString(target, "query", "a \(targetType.rawValue) target needs a query")
+            details.maxBatchSize = try target.member("maxBatchSize")?.int()
+        case .mru, .refresh:
+            details.sobjectType = try requiredString(target, "sobjectType", "a \(targetType.rawValue) target names its object type")
+            details.fieldlist = try target.required("fieldlist").strings()
+            if targetType == .refresh {
+                details.soupName = try requiredString(target, "soupName", "a refresh target names the soup it refreshes")
+                let count = try target.member("countIdsPerSoql")
+                details.countIdsPerSoql = try (count != nil ? count : try target.member("coundIdsPerSoql"))?.int()
+            }
+        case .layout:
+            details.sobjectType = try requiredString(target, "sobjectType", "a layout target names its object type")
+            details.formFactor = try target.member("formFactor")?.oneOf(["Large", "Medium", "Small"], what: "form factor")
+            details.layoutType = try target.member("layoutType")?.oneOf(["Compact", "Full"], what: "layout type")
+            details.mode = try target.member("mode")?.oneOf(["Create", "Edit", "View"], what: "layout mode")
+            details.recordTypeId = try target.member("recordTypeId")?.string()
+        case .metadata:
+            details.sobjectType = try requiredString(target, "sobjectType", "a metadata target names its object type")
+        case .briefcase:
+            let infos = try target.required("infos")
+            guard !(try infos.array().isEmpty) else { throw infos.error(.invalidValue, "a briefcase target needs at least one info") }
+            for info in try infos.array() {
+                try info.onlyKeys(["sobjectType", "fieldlist", "soupName", "idFieldName", "modificationDateFieldName"])
+                var object = BriefcaseObjectInfo(sobjectType: try requiredString(info, "sobjectType", "a briefcase info names its object type"),
+                                                 fieldlist: try info.required("fieldlist").strings(),
+                                                 soupName: try requiredString(info, "soupName", "a briefcase info names its soup"))
+                object.idFieldName = try info.member("idFieldName")?.string() ?? "Id"
+                object.modificationDateFieldName = try info.member("modificationDateFieldName")?.string() ?? "LastModifiedDate"
+                details.briefcaseInfos.append(object)
+            }
+            details.countIdsPerRetrieve = try target.member("countIdsPerRetrieve")?.int()
+        case .parentChildren:
+            try readParentChildren(target, into: &details)
+            details.parentFieldlist = try target.required("parentFieldlist").strings()
+            details.childrenFieldlist = try target.required("childrenFieldlist").strings()
+            // Android skips a parent_children sync-down without it; "" means no filter.
+            details.parentSoqlFilter = try target.required("parentSoqlFilter").string()
+        case .custom:
+            break
+        }
+        spec.target = details
+    }
+
+    /// The implementation class names of the SDK's sync-up targets, by kind.
+    private static let syncUpImplementations: [(kind: SyncUpKind, iOS: String, android: String)] = [
+        (.singleRecord, "SFSyncUpTarget", "com.salesforce.androidsdk.mobilesync.target.SyncUpTarget"),
+        (.batch, "SFBatchSyncUpTarget", "com.salesforce.androidsdk.mobilesync.target.BatchSyncUpTarget"),
+        (.collection, "SFCollectionSyncUpTarget", "com.salesforce.androidsdk.mobilesync.target.CollectionSyncUpTarget"),
+        (.parentChildren, "SFParentChildrenSyncUpTarget", "com.salesforce.androidsdk.mobilesync.target.ParentChildrenSyncUpTarget"),
+    ]
+
+    private static func readSyncUpTarget(_ target: ConfigValue, into spec: inout SyncSpec) throws(ConfigError) {
+        var details = try commonDetails(target)
+        // iOS fails on any sync-up `type` but `rest`; Android does not read it.
+        if let type = try target.member("type") { _ = try type.oneOf(["rest"], what: "sync-up target type") }
+        let known = syncUpImplementations.first { $0.iOS == details.iOSImpl || $0.android == details.androidImpl }
+        let kind: SyncUpKind = details.iOSImpl == nil && details.androidImpl == nil ? .collection : known?.kind ?? .custom
+        details.syncUpKind = kind
+        if let known, let iOS = details.iOSImpl, let android = details.androidImpl, iOS != known.iOS || android != known.android {
+            throw target.error(.invalidValue, "iOSImpl '\(iOS)' and androidImpl '\(android)' name different implementations")
+        }
+        let fieldKeys: Set<String> = ["createFieldlist", "updateFieldlist", "externalIdFieldName"]
+        switch kind {
+        case .custom:
+            for (key, value) in try target.object() where !commonTargetKeys.contains(key) { details.customProperties[key] = value.jsonValue }
+        case .parentChildren:
+            try target.onlyKeys(commonTargetKeys.union(fieldKeys).union(["parent", "children", "relationshipType",
+                                                                           "childrenCreateFieldlist", "childrenUpdateFieldlist"]))
+            try readParentChildren(target, into: &details)
+            details.childrenCreateFieldlist = try target.required("childrenCreateFieldlist").strings()
+            details.childrenUpdateFieldlist = try target.required("childrenUpdateFieldlist").strings()
+        case .singleRecord:
+            try target.onlyKeys(commonTargetKeys.union(fieldKeys))
+        case .batch, .collection:
+            try target.onlyKeys(commonTargetKeys.union(fieldKeys).union(["maxBatchSize"]))
+            details.maxBatchSize = try target.member("maxBatchSize")?.int()
+        }
+        spec.createFieldlist = try target.member("createFieldlist")?.strings()
+        spec.updateFieldlist = try target.member("updateFieldlist")?.strings()
+        details.externalIdFieldName = try target.member("externalIdFieldName")?.string()
+        spec.target = details
+    }
+
+    /// The keys every target may have.
+    private static func commonDetails(_ target: ConfigValue) throws(ConfigError) -> SyncTargetDetails {
+        var details = SyncTargetDetails()
+        details.iOSImpl = try target.member("iOSImpl")?.string()
+        details.androidImpl = try target.member("androidImpl")?.string()
+        details.idFieldName = try target.member("idFieldName")?.string() ?? "Id"
+        details.modificationDateFieldName = try target.member("modificationDateFieldName")?.string() ?? "LastModifiedDate"
+        return details
+    }
+
+    /// `parent`, `children` and `relationshipType` of a `parent_children` target.
+    private static func readParentChildren(_ target: ConfigValue, into details: inout SyncTargetDetails) throws(ConfigError) {
+        func info(_ key: String, children: Bool) throws(ConfigError) -> RelatedObjectInfo {
+            let value = try target.required(key)
+            var keys: Set<String> = ["sobjectType", "soupName", "idFieldName", "modificationDateFieldName", "externalIdFieldName"]
+            if children { keys.formUnion(["sobjectTypePlural", "parentIdFieldName"]) }
+            try value.onlyKeys(keys)
+            var info = RelatedObjectInfo(sobjectType: try requiredString(value, "sobjectType", "the \(key) names its object type"),
+                                         soupName: try requiredString(value, "soupName", "the \(key) names its soup"))
+            info.idFieldName = try value.member("idFieldName")?.string() ?? "Id"
+            info.modificationDateFieldName = try value.member("modificationDateFieldName")?.string() ?? "LastModifiedDate"
+            info.externalIdFieldName = try value.member("externalIdFieldName")?.string()
+            if children {
+                info.sobjectTypePlural = try requiredString(value, "sobjectTypePlural", "the children name their relationship (e.g. Contacts)")
+                info.parentIdFieldName = try requiredString(value, "parentIdFieldName", "the children name the field holding their parent's id")
+            }
+            return info
+        }
+        details.parent = try info("parent", children: false)
+        details.children = try info("children", children: true)
+        details.relationshipType = try target.required("relationshipType").oneOf(RelationshipType.self, what: "relationship type")
+    }
+
+    /// A required, non-empty string member.
+    private static func requiredString(_ object: ConfigValue, _ key: String, _ reason: String) throws(ConfigError) -> String {
+        guard let value = try object.member(key) else {
+            throw object.error(.missingKey, reason, at: ConfigValue.keyPath(object.keyPath, member: key))
+        }
+        let text = try value.string()
+        guard !text.trimmingCharacters(in: .whitespaces).isEmpty else { throw value.error(.invalidValue, "is empty: \(reason)") }
+        return text
     }
 }

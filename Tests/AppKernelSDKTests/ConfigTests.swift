@@ -141,25 +141,30 @@ struct StoreConfigTests {
        "target": {"type": "soql", "query": "SELECT Id, Name FROM Account LIMIT 25"},
        "options": {"fieldlist": ["Id", "Name"], "mergeMode": "LEAVE_IF_CHANGED"}},
       {"syncName": "syncUpContacts", "syncType": "syncUp", "soupName": "Contact",
-       "target": {"createFieldlist": ["LastName"]}, "options": {"fieldlist": ["Id", "LastName"]}}
+       "target": {"createFieldlist": ["LastName"]}, "options": {"fieldlist": ["Id", "LastName"], "mergeMode": "OVERWRITE"}}
     ]}
     """
+
+    static let idIndex = #"{"path": "Id", "type": "string"}"#
 
     @Test func theTemplatesFilesParse() throws {
         let soups = try StoreConfig.parseSoups(Data(Self.soups.utf8))
         #expect(soups == [SoupSpec(name: "Account", indexes: [IndexSpec(path: "Id", type: .string), IndexSpec(path: "Name", type: .fullText)]),
                           SoupSpec(name: "Contact", indexes: [IndexSpec(path: "Id", type: .string), IndexSpec(path: "Age", type: .integer)])])
         let syncs = try StoreConfig.parseSyncs(Data(Self.syncs.utf8), soupNames: ["Account", "Contact"])
+        var syncUp = SyncSpec(name: "syncUpContacts", type: .syncUp, soupName: "Contact", createFieldlist: ["LastName"],
+                              fieldlist: ["Id", "LastName"], mergeMode: .overwrite)
+        syncUp.target.syncUpKind = .collection   // no implementation named: the default
         #expect(syncs == [SyncSpec(name: "syncDownAccounts", type: .syncDown, soupName: "Account", targetType: .soql,
                                    query: "SELECT Id, Name FROM Account LIMIT 25", fieldlist: ["Id", "Name"], mergeMode: .leaveIfChanged),
-                          SyncSpec(name: "syncUpContacts", type: .syncUp, soupName: "Contact", createFieldlist: ["LastName"],
-                                   fieldlist: ["Id", "LastName"], mergeMode: .overwrite)])
+                          syncUp])
     }
 
     @Test(arguments: [
         (#"{"soups": [{"soupName": "A", "indexes": [{"path": "Id", "type": "text"}]}]}"#, ConfigError.Code.unknownValue, "soups[0].indexes[0].type",
          "unknown index type 'text'; expected one of string, integer, floating, full_text, json1"),
-        (#"{"soups": [{"soupName": "A", "indexes": []}, {"soupName": "A", "indexes": []}]}"#, .duplicateName, "soups[1].soupName", "the soup 'A' is defined twice"),
+        (#"{"soups": [{"soupName": "A", "indexes": [\#(idIndex)]}, {"soupName": "A", "indexes": [\#(idIndex)]}]}"#, .duplicateName, "soups[1].soupName", "the soup 'A' is defined twice"),
+        (#"{"soups": [{"soupName": "A", "indexes": []}]}"#, .invalidValue, "soups[0].indexes", "the soup 'A' needs at least one index (SmartStore refuses a soup without)"),
         (#"{"soups": [{"soupName": "A", "indexes": [{"path": "Id", "type": "string"}, {"path": "Id", "type": "integer"}]}]}"#, .duplicateName,
          "soups[0].indexes[1].path", "the soup 'A' indexes 'Id' twice"),
         (#"{"soups": [{"indexes": []}]}"#, .missingKey, "soups[0].soupName", "the required key 'soupName' is missing"),
@@ -175,26 +180,42 @@ struct StoreConfigTests {
     }
 
     static func sync(_ fields: String) -> String { "{\"syncs\": [\(validSync), \(fields)]}" }
-    static let validSync = #"{"syncName": "ok", "syncType": "syncDown", "soupName": "Account", "target": {"type": "mru"}}"#
+    static let validSync = #"{"syncName": "ok", "syncType": "syncDown", "soupName": "Account", "target": {"type": "mru", "sobjectType": "Account", "fieldlist": ["Id"]}, "options": {"mergeMode": "OVERWRITE"}}"#
+    static let mru = #""target": {"type": "mru", "sobjectType": "Account", "fieldlist": ["Id"]}"#
+    static let options = #""options": {"mergeMode": "OVERWRITE"}"#
 
     @Test(arguments: [
         (sync(#"{"syncName": "s", "syncType": "syncSideways", "soupName": "Account", "target": {}}"#), ConfigError.Code.unknownValue,
          "syncs[1].syncType", "unknown sync type 'syncSideways'; expected one of syncDown, syncUp"),
         (sync(#"{"syncName": "s", "syncType": "syncDown", "soupName": "Account", "target": {"type": "soqll"}}"#), .unknownValue,
          "syncs[1].target.type", "unknown target type 'soqll'; expected one of mru, soql, sosl, refresh, parent_children, custom, metadata, layout, briefcase"),
-        (sync(#"{"syncName": "s", "syncType": "syncDown", "soupName": "Account", "target": {"type": "soql"}}"#), .missingKey,
+        (sync(#"{"syncName": "s", "syncType": "syncDown", "soupName": "Account", "target": {"type": "soql"}, \#(options)}"#), .missingKey,
          "syncs[1].target.query", "a soql target needs a query"),
-        (sync(#"{"syncName": "s", "syncType": "syncDown", "soupName": "Account", "target": {"type": "mru"}, "options": {"mergeMode": "MERGE"}}"#),
+        (sync(#"{"syncName": "s", "syncType": "syncDown", "soupName": "Account", \#(mru), "options": {"mergeMode": "MERGE"}}"#),
          .unknownValue, "syncs[1].options.mergeMode", "unknown merge mode 'MERGE'; expected one of OVERWRITE, LEAVE_IF_CHANGED"),
-        (sync(#"{"syncName": "ok", "syncType": "syncDown", "soupName": "Account", "target": {"type": "mru"}}"#), .duplicateName,
+        (sync(#"{"syncName": "ok", "syncType": "syncDown", "soupName": "Account", \#(mru), \#(options)}"#), .duplicateName,
          "syncs[1].syncName", "the sync 'ok' is defined twice"),
-        (sync(#"{"syncName": "s", "syncType": "syncDown", "soupName": "Lead", "target": {"type": "mru"}}"#), .unknownSoup,
+        (sync(#"{"syncName": "s", "syncType": "syncDown", "soupName": "Lead", \#(mru), \#(options)}"#), .unknownSoup,
          "syncs[1].soupName", "the soup 'Lead' does not exist; define it in userstore.json first"),
         (sync(#"{"syncName": "s", "syncType": "syncDown", "soupName": "Account"}"#), .missingKey, "syncs[1].target", "the required key 'target' is missing"),
-        (sync(#"{"syncName": "s", "syncType": "syncUp", "soupName": "Account", "target": {"createFieldlist": "Name"}}"#), .wrongType,
+        (sync(#"{"syncName": "s", "syncType": "syncUp", "soupName": "Account", "target": {"createFieldlist": "Name"}, \#(options)}"#), .wrongType,
          "syncs[1].target.createFieldlist", "expected an array, found a string"),
-        (sync(#"{"syncName": "s", "syncType": "syncDown", "soupName": "Account", "target": {"type": "mru", "qeury": "x"}}"#), .unknownKey,
-         "syncs[1].target.qeury", "unknown key 'qeury'; expected one of fieldlist, idFieldName, modificationDateFieldName, objectType, query, type"),
+        (sync(#"{"syncName": "s", "syncType": "syncDown", "soupName": "Account", "target": {"type": "soql", "qeury": "x"}, \#(options)}"#), .unknownKey,
+         "syncs[1].target.qeury", "unknown key 'qeury'; expected one of androidImpl, iOSImpl, idFieldName, maxBatchSize, modificationDateFieldName, query, type"),
+        (sync(#"{"syncName": "s", "syncType": "syncDown", "soupName": "Account", "target": {"type": "mru", "objectType": "Account", "fieldlist": ["Id"]}, \#(options)}"#),
+         .unknownKey, "syncs[1].target.objectType", "unknown key 'objectType'; expected one of androidImpl, fieldlist, iOSImpl, idFieldName, modificationDateFieldName, sobjectType, type"),
+        (sync(#"{"syncName": "s", "syncType": "syncDown", "soupName": "Account", "target": {"type": "mru", "fieldlist": ["Id"]}, \#(options)}"#),
+         .missingKey, "syncs[1].target.sobjectType", "a mru target names its object type"),
+        (sync(#"{"syncName": "s", "syncType": "syncDown", "soupName": "Account", \#(mru)}"#), .missingKey, "syncs[1].options",
+         "the required key 'options' is missing"),
+        (sync(#"{"syncName": "s", "syncType": "syncDown", "soupName": "Account", \#(mru), "options": {}}"#), .missingKey, "syncs[1].options.mergeMode",
+         "options needs a mergeMode (OVERWRITE or LEAVE_IF_CHANGED)"),
+        (sync(#"{"syncName": "s", "syncType": "syncUp", "soupName": "Account", "target": {"type": "batch"}, \#(options)}"#), .unknownValue,
+         "syncs[1].target.type", "unknown sync-up target type 'batch'; expected one of rest"),
+        (sync(#"{"syncName": "s", "syncType": "syncDown", "soupName": "Account", "target": {"type": "custom", "iOSImpl": "MyTarget"}, \#(options)}"#), .missingKey,
+         "syncs[1].target.androidImpl", "a custom target names its implementation classes"),
+        (sync(#"{"syncName": "s", "syncType": "syncDown", "soupName": "Account", "target": {"type": "layout", "sobjectType": "Account", "layoutType": "Tall"}, \#(options)}"#),
+         .unknownValue, "syncs[1].target.layoutType", "unknown layout type 'Tall'; expected one of Compact, Full"),
     ])
     func everySyncProblemNamesItsKeyPath(_ json: String, _ code: ConfigError.Code, _ keyPath: String, _ reason: String) {
         let error = #expect(throws: ConfigError.self) { _ = try StoreConfig.parseSyncs(Data(json.utf8), soupNames: ["Account"]) }

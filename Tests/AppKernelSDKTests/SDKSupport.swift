@@ -20,7 +20,7 @@ func configDirectory(_ files: [String: String]) throws -> URL {
 }
 
 let userstoreJSON = #"{"soups": [{"soupName": "Account", "indexes": [{"path": "Id", "type": "string"}]}]}"#
-let usersyncsJSON = #"{"syncs": [{"syncName": "syncDownAccounts", "syncType": "syncDown", "soupName": "Account", "target": {"type": "soql", "query": "SELECT Id FROM Account"}}]}"#
+let usersyncsJSON = #"{"syncs": [{"syncName": "syncDownAccounts", "syncType": "syncDown", "soupName": "Account", "target": {"type": "soql", "query": "SELECT Id FROM Account"}, "options": {"mergeMode": "OVERWRITE"}}]}"#
 
 /// A root controller that names its user.
 @MainActor final class AccountsController: RootController {
