@@ -4,10 +4,15 @@
 /// failed, so the registry only schedules.
 ///
 /// What the passes over all services read lives in flat arrays indexed by slot (registration
-/// number): `nodes` (state in one byte, counters, DFS mark), `dependencySlots` (each service's
-/// dependencies resolved to slots, `-1` while one is not registered) and `dependentEdges` (each
-/// service's dependents as a linked list, links reused through a free list). Slots are never
-/// reused — an unregistered service leaves a tombstone — so no link moves. Every pass is
+/// number), split by how they are touched so that the ones read per edge in random order stay
+/// small enough for the cache: `nodes` (state, flags and Kahn's counter in 8 bytes), `marks`
+/// (DFS mark and "needed by" link, 8 bytes), `dependencySlots` (each service's dependencies
+/// resolved to slots, `-1` while one is not registered, in one run per service) and
+/// `dependentEdges` (each service's dependents as a linked list, links reused through a free
+/// list), plus an index of the dependents lists in CSR form (one offsets array, one targets
+/// array) built when a start or shutdown covers enough of the graph to pay for it, so walking a
+/// service's dependents reads one contiguous run instead of one link per dependent. Slots are
+/// never reused — an unregistered service leaves a tombstone — so no link moves. Every pass is
 /// iterative (explicit stacks, no recursion), and each visits an edge a bounded number of times.
 struct ServiceGraph: Sendable {
     /// A service's registration number: its index in the graph's arrays.
@@ -50,28 +55,37 @@ struct ServiceGraph: Sendable {
         var closesLoop = false
     }
 
-    /// The scheduling state of one service, kept with every other service's in one contiguous
-    /// array, so the passes over thousands of services read a few dozen bytes each.
+    /// The scheduling state of one service that Kahn's passes read and write per edge, in random
+    /// order, kept with every other service's in one contiguous array of 8-byte entries (800 KB
+    /// for 100,000 services: it stays in the cache).
     private struct Node: Sendable {
         var state = State.registered
         /// Whether every dependency is registered (no `-1` among its dependency slots).
         var isResolved = false
         /// Whether it starts with the eager services (``ServiceStartMode/eager``).
         let startsEagerly: Bool
-        /// The closure pass that last visited it (`visiting` or `visited` of that pass).
-        var mark = 0
         /// How many resolved dependencies have not started: at zero (and with every dependency
         /// resolved) the service may start — checked without touching the dependencies.
-        var unstartedDependencies = 0
-        /// How many resolved dependencies have failed (a dependent of a failed one fails, too).
-        var failedDependencies = 0
+        var unstartedDependencies: Int32 = 0
+    }
+
+    /// What the closure pass reads per edge: its mark and the "needed by" link, 8 bytes.
+    private struct Mark: Sendable {
+        /// The closure pass that last visited it (`visiting` or `visited` of that pass).
+        var mark: UInt32 = 0
         /// The dependent whose start first needed this one (for error chains); `-1`: none.
-        var neededBy = -1
+        var neededBy: Int32 = -1
+    }
+
+    /// What a service's failure and its lists need, read once per service, not per edge.
+    private struct Links: Sendable {
         /// Its dependencies: `dependencySlots[firstDependency ..< firstDependency + dependencyCount]`.
         let firstDependency: Int
         let dependencyCount: Int
         /// The head of its list of dependents in `dependentEdges`; `-1`: none.
         var firstDependent = -1
+        /// How many resolved dependencies have failed (a dependent of a failed one fails, too).
+        var failedDependencies = 0
 
         var dependencyRange: Range<Int> { firstDependency ..< firstDependency + dependencyCount }
     }
@@ -79,10 +93,14 @@ struct ServiceGraph: Sendable {
     /// One link in a service's list of dependents.
     private struct DependentEdge: Sendable {
         var dependent: Slot
+        /// The service whose list it is in (the dependency); `-1` while the link is free.
+        var dependency: Slot
         var next: Int
     }
 
     private var nodes: [Node] = []
+    private var marks: [Mark] = []
+    private var links: [Links] = []
     private var names: [String] = []
     /// Every service's dependency slots, each service's in one run, in declaration order.
     private var dependencySlots: [Slot] = []
@@ -91,11 +109,23 @@ struct ServiceGraph: Sendable {
     /// The dependents lists' links; freed links are reused through `freeEdge`.
     private var dependentEdges: [DependentEdge] = []
     private var freeEdge = -1
+    /// How many links are in use.
+    private var edgeCount = 0
+    /// Whether a freed link was ever reused: the links' order in `dependentEdges` is then no longer
+    /// the order they were made in, and the index is built by walking the lists.
+    private var edgesReordered = false
+    /// The dependents lists in CSR form, valid while `dependentsIndexed`: the dependents of `slot`
+    /// are `dependentTargets[dependentOffsets[slot] ..< dependentOffsets[slot + 1]]`, in the
+    /// order of its list (the latest linked first). Any link made or freed invalidates it.
+    private var dependentOffsets: [Int32] = []
+    private var dependentTargets: [Int32] = []
+    private var dependentsIndexed = false
     /// The slot of each registered name.
     private var slots: [String: Slot] = [:]
-    /// The services that name each dependency (registered or not yet), by slot.
-    private var dependentsByName: [String: [Slot]] = [:]
-    private var markGeneration = 0
+    /// The registered services that name a dependency not registered, by that name, in slot
+    /// order — linked when a service of that name registers.
+    private var unresolved: [String: [Slot]] = [:]
+    private var markGeneration: UInt32 = 0
     /// Changes whenever a "needed by" chain may have changed (a new link, an unregistration):
     /// what was built from the chains before is stale.
     private(set) var chainVersion = 0
@@ -103,6 +133,8 @@ struct ServiceGraph: Sendable {
     /// The work done so far: edges, dependencies and "needed by" links visited. For tests that
     /// check the passes stay linear in the graph's size (DEBUG builds only).
     private(set) var work = 0
+    /// How many times the dependents index was built (DEBUG builds only).
+    private(set) var indexBuilds = 0
     #endif
 
     /// Counts `amount` units of work (DEBUG builds only).
@@ -117,23 +149,58 @@ struct ServiceGraph: Sendable {
 
     /// Adds the service `name` needing `dependencies` (a name given twice counts once; names not
     /// registered yet are linked when they are). Its dependents registered earlier are linked to it.
+    /// Each name is hashed once (twice for `name`, and once more when something waits for it).
     /// - Returns: Its slot; `nil` if the name is registered.
     mutating func register(_ name: String, dependencies: [String], startsEagerly: Bool = true) -> Slot? {
-        guard slots[name] == nil else { return nil }
-        var seen: Set<String> = []
-        let unique = dependencies.filter { seen.insert($0).inserted }
         let slot = nodes.count
-        nodes.append(Node(startsEagerly: startsEagerly, firstDependency: dependencySlots.count, dependencyCount: unique.count))
-        names.append(name)
-        slots[name] = slot
-        for dependency in unique {
+        guard Self.claim(&slots[name, default: -1], for: slot) else { return nil }
+        let first = dependencySlots.count
+        for (index, dependency) in dependencies.enumerated() where !Self.isRepeat(index, in: dependencies) {
             dependencySlots.append(-1)
             dependencyNames.append(dependency)
-            dependentsByName[dependency, default: []].append(slot)
         }
-        resolve(slot)
-        for dependent in dependentsByName[name] ?? [] where dependent != slot { resolve(dependent) }
+        let end = dependencySlots.count
+        nodes.append(Node(startsEagerly: startsEagerly))
+        marks.append(Mark())
+        links.append(Links(firstDependency: first, dependencyCount: end - first))
+        names.append(name)
+        // A service linked to nothing keeps the index valid: it has no dependents yet.
+        if dependentsIndexed { dependentOffsets.append(dependentOffsets[slot]) }
+        var resolved = true, unstarted: Int32 = 0
+        for position in first ..< end {
+            count()
+            let dependencyName = dependencyNames[position]
+            guard let dependency = slots[dependencyName] else {
+                resolved = false
+                unresolved[dependencyName, default: []].append(slot)
+                continue
+            }
+            dependencySlots[position] = dependency
+            addDependent(slot, to: dependency)
+            if nodes[dependency].state != .started { unstarted += 1 }
+            if nodes[dependency].state == .failed { links[slot].failedDependencies += 1 }
+        }
+        nodes[slot].isResolved = resolved
+        nodes[slot].unstartedDependencies = unstarted
+        if !unresolved.isEmpty, let waiting = unresolved.removeValue(forKey: name) {
+            for dependent in waiting where dependent != slot { resolve(dependent) }
+        }
         return slot
+    }
+
+    /// Stores `slot` in a new dictionary value (`-1`); `false` if the name already had one.
+    private static func claim(_ value: inout Slot, for slot: Slot) -> Bool {
+        guard value < 0 else { return false }
+        value = slot
+        return true
+    }
+
+    /// Whether `names[index]` appeared earlier in `names` (a short list is scanned; a long one
+    /// would need a set, and gets one).
+    private static func isRepeat(_ index: Int, in names: [String]) -> Bool {
+        guard index > 0 else { return false }
+        if names.count <= 16 { return names[..<index].contains(names[index]) }
+        return Set(names[..<index]).contains(names[index])
     }
 
     /// Removes the service `name`: its links are freed, its dependents no longer resolve it, its
@@ -142,19 +209,26 @@ struct ServiceGraph: Sendable {
     mutating func unregister(_ name: String) -> (slot: Slot, state: State)? {
         guard let slot = slots.removeValue(forKey: name) else { return nil }
         let node = nodes[slot]
-        for position in node.dependencyRange {
+        for position in links[slot].dependencyRange {
             count()
-            dependentsByName[dependencyNames[position]]?.removeAll { $0 == slot }
             let linked = dependencySlots[position]
-            if linked >= 0 { removeDependent(slot, from: linked) }
+            if linked >= 0 {
+                removeDependent(slot, from: linked)
+            } else {
+                unresolved[dependencyNames[position]]?.removeAll { $0 == slot }
+                if unresolved[dependencyNames[position]]?.isEmpty == true { unresolved[dependencyNames[position]] = nil }
+            }
         }
-        for dependent in dependents(of: slot) {
-            for position in nodes[dependent].dependencyRange where dependencySlots[position] == slot {
+        let dependents = dependents(of: slot)
+        for dependent in dependents {
+            for position in links[dependent].dependencyRange where dependencySlots[position] == slot {
                 dependencySlots[position] = -1
             }
             removeDependent(dependent, from: slot)
             recount(dependent)
         }
+        // They wait for the name again, in slot order (the order a registration links them in).
+        if !dependents.isEmpty { unresolved[name, default: []] = dependents.sorted() }
         nodes[slot].state = .unregistered
         chainVersion += 1
         return (slot, node.state)
@@ -162,7 +236,7 @@ struct ServiceGraph: Sendable {
 
     /// Links `slot`'s unresolved dependencies to the registered services, then recounts.
     private mutating func resolve(_ slot: Slot) {
-        for position in nodes[slot].dependencyRange where dependencySlots[position] < 0 {
+        for position in links[slot].dependencyRange where dependencySlots[position] < 0 {
             count()
             guard let dependency = slots[dependencyNames[position]] else { continue }
             dependencySlots[position] = dependency
@@ -173,52 +247,137 @@ struct ServiceGraph: Sendable {
 
     /// Recounts `slot`'s unresolved, unstarted and failed dependencies.
     private mutating func recount(_ slot: Slot) {
-        var resolved = true, unstarted = 0, failed = 0
-        for dependency in dependencySlots[nodes[slot].dependencyRange] {
+        var resolved = true, unstarted: Int32 = 0, failed = 0
+        for dependency in dependencySlots[links[slot].dependencyRange] {
             guard dependency >= 0 else { resolved = false; continue }
             if nodes[dependency].state != .started { unstarted += 1 }
             if nodes[dependency].state == .failed { failed += 1 }
         }
-        count(nodes[slot].dependencyCount)
+        count(links[slot].dependencyCount)
         nodes[slot].isResolved = resolved
         nodes[slot].unstartedDependencies = unstarted
-        nodes[slot].failedDependencies = failed
+        links[slot].failedDependencies = failed
     }
 
     private mutating func addDependent(_ dependent: Slot, to dependency: Slot) {
-        let link = DependentEdge(dependent: dependent, next: nodes[dependency].firstDependent)
+        let link = DependentEdge(dependent: dependent, dependency: dependency, next: links[dependency].firstDependent)
+        edgeCount += 1
+        dependentsIndexed = false
         if freeEdge >= 0 {
             let reused = freeEdge
             freeEdge = dependentEdges[reused].next
             dependentEdges[reused] = link
-            nodes[dependency].firstDependent = reused
+            links[dependency].firstDependent = reused
+            edgesReordered = true
         } else {
             dependentEdges.append(link)
-            nodes[dependency].firstDependent = dependentEdges.count - 1
+            links[dependency].firstDependent = dependentEdges.count - 1
         }
     }
 
     private mutating func removeDependent(_ dependent: Slot, from dependency: Slot) {
-        var previous = -1, edge = nodes[dependency].firstDependent
+        var previous = -1, edge = links[dependency].firstDependent
         while edge >= 0, dependentEdges[edge].dependent != dependent {
             count()
             previous = edge
             edge = dependentEdges[edge].next
         }
         guard edge >= 0 else { return }
-        if previous >= 0 { dependentEdges[previous].next = dependentEdges[edge].next } else { nodes[dependency].firstDependent = dependentEdges[edge].next }
+        if previous >= 0 { dependentEdges[previous].next = dependentEdges[edge].next } else { links[dependency].firstDependent = dependentEdges[edge].next }
         dependentEdges[edge].next = freeEdge
+        dependentEdges[edge].dependency = -1
         freeEdge = edge
+        edgeCount -= 1
+        dependentsIndexed = false
+    }
+
+    // MARK: The dependents index
+
+    /// Walks one service's dependents, from the index when it is valid, else along its list.
+    private struct DependentCursor {
+        /// Index mode: the next position in `dependentTargets` and the end; list mode: `end` is
+        /// `-1` and `position` is the next link (`-1`: done).
+        var position: Int
+        let end: Int
+
+        /// The next dependent, or `nil`.
+        @inline(__always)
+        mutating func next(in graph: ServiceGraph) -> Slot? {
+            if end >= 0 {
+                guard position < end else { return nil }
+                defer { position += 1 }
+                return Slot(graph.dependentTargets[position])
+            }
+            guard position >= 0 else { return nil }
+            let edge = graph.dependentEdges[position]
+            position = edge.next
+            return edge.dependent
+        }
+    }
+
+    /// A cursor over `slot`'s dependents, the latest linked first.
+    @inline(__always)
+    private func dependentCursor(of slot: Slot) -> DependentCursor {
+        if dependentsIndexed { return DependentCursor(position: Int(dependentOffsets[slot]), end: Int(dependentOffsets[slot + 1])) }
+        return DependentCursor(position: links[slot].firstDependent, end: -1)
+    }
+
+    /// Builds the dependents index if it is stale and a pass about to walk `covered` services'
+    /// lists pays for it (it covers at least a quarter of the graph): O(services + links). Smaller
+    /// passes (a lazy lookup after each registration) walk the lists, so neither is quadratic.
+    mutating func indexDependents(covering covered: Int) {
+        guard !dependentsIndexed, covered * 4 >= nodes.count, nodes.count < Int(Int32.max), dependentEdges.count < Int(Int32.max) else { return }
+        #if DEBUG
+        indexBuilds += 1
+        #endif
+        count(nodes.count + edgeCount)
+        var offsets = [Int32](repeating: 0, count: nodes.count + 1)
+        var targets = [Int32](repeating: 0, count: edgeCount)
+        if edgesReordered {
+            // Links were reused: walk each list (random access per link, but rare).
+            var position = 0
+            for slot in nodes.indices {
+                offsets[slot] = Int32(position)
+                var edge = links[slot].firstDependent
+                while edge >= 0 {
+                    targets[position] = Int32(dependentEdges[edge].dependent)
+                    position += 1
+                    edge = dependentEdges[edge].next
+                }
+            }
+            offsets[nodes.count] = Int32(position)
+        } else {
+            // Links sit in `dependentEdges` in the order they were made, so each list is its
+            // links in reverse order of position: a counting sort by dependency, in two
+            // sequential passes.
+            for edge in dependentEdges where edge.dependency >= 0 { offsets[edge.dependency + 1] += 1 }
+            for slot in nodes.indices { offsets[slot + 1] += offsets[slot] }
+            var fill = offsets
+            for edge in dependentEdges.reversed() where edge.dependency >= 0 {
+                targets[Int(fill[edge.dependency])] = Int32(edge.dependent)
+                fill[edge.dependency] += 1
+            }
+        }
+        dependentOffsets = offsets
+        dependentTargets = targets
+        dependentsIndexed = true
     }
 
     // MARK: Queries
+    // The registry keeps the graph in a stored property: a query it calls that is not inlined gets
+    // a copy of the whole graph (a retain and a release per array), so the queries are inlined.
 
     /// The slot of a registered name.
+    @inline(__always)
     func slot(named name: String) -> Slot? { slots[name] }
     /// The name `slot` was registered with.
+    @inline(__always)
     func name(of slot: Slot) -> String { names[slot] }
     /// Where the service in `slot` is.
+    @inline(__always)
     func state(of slot: Slot) -> State { nodes[slot].state }
+    /// How many slots there are, tombstones included.
+    var slotCount: Int { nodes.count }
     /// The registered services' slots, in registration order.
     var registeredSlots: [Slot] { nodes.indices.filter { nodes[$0].state != .unregistered } }
     /// The registered services that start eagerly, in registration order.
@@ -227,27 +386,22 @@ struct ServiceGraph: Sendable {
     var edgeCapacity: Int { dependentEdges.count }
 
     /// Calls `body` with each resolved dependency of `slot`, in declaration order.
+    @inline(__always)
     func forEachDependency(of slot: Slot, _ body: (Slot) -> Void) {
-        for position in nodes[slot].dependencyRange where dependencySlots[position] >= 0 { body(dependencySlots[position]) }
+        for position in links[slot].dependencyRange where dependencySlots[position] >= 0 { body(dependencySlots[position]) }
     }
 
     /// Calls `body` with each dependent of `slot`, the latest linked first.
+    @inline(__always)
     func forEachDependent(of slot: Slot, _ body: (Slot) -> Void) {
-        var edge = nodes[slot].firstDependent
-        while edge >= 0 {
-            body(dependentEdges[edge].dependent)
-            edge = dependentEdges[edge].next
-        }
+        var cursor = dependentCursor(of: slot)
+        while let dependent = cursor.next(in: self) { body(dependent) }
     }
 
     /// The slots of `slot`'s dependents, the latest linked first.
     func dependents(of slot: Slot) -> [Slot] {
         var result: [Slot] = []
-        var edge = nodes[slot].firstDependent
-        while edge >= 0 {
-            result.append(dependentEdges[edge].dependent)
-            edge = dependentEdges[edge].next
-        }
+        forEachDependent(of: slot) { result.append($0) }
         return result
     }
 
@@ -261,39 +415,45 @@ struct ServiceGraph: Sendable {
     /// - Throws: ``ServiceError/Code/missingDependency`` or ``ServiceError/Code/cycle``, with the
     ///   path (`A → B → C → A`).
     mutating func closure(of roots: [Slot], recordingChains: Bool = true) throws(ServiceError) -> [Slot] {
+        if markGeneration >= UInt32.max - 2 {
+            // Wrapping around: forget every mark (once per two billion passes).
+            for slot in marks.indices { marks[slot].mark = 0 }
+            markGeneration = 0
+        }
         markGeneration += 2
         let visiting = markGeneration, visited = markGeneration + 1
         var ordered: [Slot] = []
         var stack: [(slot: Slot, next: Int)] = []
-        for root in roots where nodes[root].mark < visiting {
-            nodes[root].mark = visiting
+        for root in roots where marks[root].mark < visiting {
+            marks[root].mark = visiting
             stack.append((root, 0))
             while let (slot, next) = stack.last {
                 count()
-                let range = nodes[slot].dependencyRange
+                let range = links[slot].dependencyRange
                 if next == 0, !nodes[slot].isResolved {
                     let missing = range.first { dependencySlots[$0] < 0 }.map { dependencyNames[$0] } ?? ""
                     throw ServiceError(code: .missingDependency, service: names[slot], path: stack.map { names[$0.slot] } + [missing], detail: missing)
                 }
                 guard next < range.count else {
-                    nodes[slot].mark = visited
+                    marks[slot].mark = visited
                     ordered.append(slot)
                     stack.removeLast()
                     continue
                 }
                 stack[stack.count - 1].next += 1
                 let dependency = dependencySlots[range.lowerBound + next]
-                if recordingChains && nodes[dependency].neededBy < 0 {
-                    nodes[dependency].neededBy = slot
+                let mark = marks[dependency]
+                if recordingChains && mark.neededBy < 0 {
+                    marks[dependency].neededBy = Int32(slot)
                     chainVersion += 1
                 }
-                if nodes[dependency].mark == visiting {
+                if mark.mark == visiting {
                     let path = stack.map(\.slot)
                     let start = path.firstIndex(of: dependency) ?? 0
                     throw ServiceError(code: .cycle, service: names[dependency], path: path[start...].map { names[$0] } + [names[dependency]])
                 }
-                guard nodes[dependency].mark != visited else { continue }
-                nodes[dependency].mark = visiting
+                guard mark.mark != visited else { continue }
+                marks[dependency].mark = visiting
                 stack.append((dependency, 0))
             }
         }
@@ -315,7 +475,7 @@ struct ServiceGraph: Sendable {
             }
             walk.slots.append(current)
             seen.insert(current)
-            let parent = nodes[current].neededBy
+            let parent = Slot(marks[current].neededBy)
             guard parent >= 0, nodes[parent].state != .unregistered else { break }
             guard !seen.contains(parent) else {
                 walk.closesLoop = true
@@ -334,12 +494,13 @@ struct ServiceGraph: Sendable {
     // MARK: Kahn's counters
 
     /// Whether the service in `slot` can start now.
+    @inline(__always)
     func readiness(of slot: Slot) -> Readiness {
         let node = nodes[slot]
         guard node.state == .registered || node.state == .destroyed, node.isResolved else { return .idle }
         guard node.unstartedDependencies > 0 else { return .ready }
-        guard node.failedDependencies > 0 else { return .waiting }
-        let failed = dependencySlots[node.dependencyRange].first { nodes[$0].state == .failed } ?? slot
+        guard links[slot].failedDependencies > 0 else { return .waiting }
+        let failed = dependencySlots[links[slot].dependencyRange].first { nodes[$0].state == .failed } ?? slot
         return .dependencyFailed(failed)
     }
 
@@ -352,17 +513,22 @@ struct ServiceGraph: Sendable {
     /// - Returns: The dependents whose last unstarted dependency it was and that are now
     ///   ``Readiness/ready``, in the order of its dependents list.
     mutating func markStarted(_ slot: Slot) -> [Slot] {
-        nodes[slot].state = .started
         var ready: [Slot] = []
-        var edge = nodes[slot].firstDependent
-        while edge >= 0 {
+        markStarted(slot, appendingReadyTo: &ready)
+        return ready
+    }
+
+    /// The service in `slot` has started: appends to `ready` the dependents whose last unstarted
+    /// dependency it was and that are now ``Readiness/ready``, in the order of its dependents
+    /// list (the caller reuses one array for every start).
+    mutating func markStarted(_ slot: Slot, appendingReadyTo ready: inout [Slot]) {
+        nodes[slot].state = .started
+        var cursor = dependentCursor(of: slot)
+        while let dependent = cursor.next(in: self) {
             count()
-            let dependent = dependentEdges[edge].dependent
-            edge = dependentEdges[edge].next
             nodes[dependent].unstartedDependencies -= 1
             if nodes[dependent].unstartedDependencies == 0, readiness(of: dependent) == .ready { ready.append(dependent) }
         }
-        return ready
     }
 
     /// The service in `slot` failed. Every dependent that `isWanted` accepts and that can no
@@ -372,18 +538,16 @@ struct ServiceGraph: Sendable {
     ///   (its first failed one, in declaration order) that failed it.
     mutating func markFailed(_ slot: Slot, isWanted: (Slot) -> Bool) -> [Failure] {
         var failures: [Failure] = []
-        // Each entry: a failed service and the next link of its dependents list to look at.
-        var stack: [(slot: Slot, edge: Int)] = [(slot, setFailed(slot))]
-        while let edge = stack.last?.edge {
-            guard edge >= 0 else {
+        // Each entry: a failed service and where its dependents list goes on.
+        var stack: [(slot: Slot, cursor: DependentCursor)] = [(slot, setFailed(slot))]
+        while !stack.isEmpty {
+            guard let dependent = stack[stack.count - 1].cursor.next(in: self) else {
                 stack.removeLast()
                 continue
             }
             count()
-            stack[stack.count - 1].edge = dependentEdges[edge].next
-            let dependent = dependentEdges[edge].dependent
             guard isWanted(dependent), case .dependencyFailed(let dependency) = readiness(of: dependent) else { continue }
-            count(nodes[dependent].dependencyCount)
+            count(links[dependent].dependencyCount)
             failures.append(Failure(slot: dependent, dependency: dependency))
             stack.append((dependent, setFailed(dependent)))
         }
@@ -391,11 +555,15 @@ struct ServiceGraph: Sendable {
     }
 
     /// Marks `slot` failed and counts the failure in each of its dependents.
-    /// - Returns: The head of its dependents list.
-    private mutating func setFailed(_ slot: Slot) -> Int {
+    /// - Returns: A cursor over its dependents.
+    private mutating func setFailed(_ slot: Slot) -> DependentCursor {
         nodes[slot].state = .failed
-        addOne(to: \.failedDependencies, ofDependentsOf: slot)
-        return nodes[slot].firstDependent
+        var cursor = dependentCursor(of: slot)
+        while let dependent = cursor.next(in: self) {
+            count()
+            links[dependent].failedDependencies += 1
+        }
+        return dependentCursor(of: slot)
     }
 
     /// The service in `slot` was shut down: a started one's dependents wait for it again. An
@@ -403,19 +571,14 @@ struct ServiceGraph: Sendable {
     mutating func markDestroyed(_ slot: Slot) {
         switch nodes[slot].state {
         case .unregistered: return
-        case .started: addOne(to: \.unstartedDependencies, ofDependentsOf: slot)
+        case .started:
+            var cursor = dependentCursor(of: slot)
+            while let dependent = cursor.next(in: self) {
+                count()
+                nodes[dependent].unstartedDependencies += 1
+            }
         default: break
         }
         nodes[slot].state = .destroyed
-    }
-
-    /// Adds one to `counter` of each of `slot`'s dependents.
-    private mutating func addOne(to counter: WritableKeyPath<Node, Int>, ofDependentsOf slot: Slot) {
-        var edge = nodes[slot].firstDependent
-        while edge >= 0 {
-            count()
-            nodes[dependentEdges[edge].dependent][keyPath: counter] += 1
-            edge = dependentEdges[edge].next
-        }
     }
 }

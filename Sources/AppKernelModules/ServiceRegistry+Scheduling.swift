@@ -185,6 +185,9 @@ extension ServiceRegistry {
     /// Starts `roots` and everything they need; returns when all are started or failed.
     func start(_ roots: [Slot], deadline: Duration? = nil) async throws(ServiceError) {
         let needed = try graph.closure(of: roots)
+        // Kahn's pass walks the dependents of everything it starts: from one contiguous index
+        // when the start covers enough of the graph to pay for building it.
+        graph.indexDependents(covering: needed.count)
         var waitingFor: [Slot] = []
         waitingFor.reserveCapacity(needed.count)
         for slot in needed {
@@ -289,12 +292,17 @@ extension ServiceRegistry {
 
     /// Marks `slot` started and queues the dependents it made ready.
     private func started(_ slot: Slot) {
-        let ready = graph.markStarted(slot)
+        // One array reused by every start (taken out while in use: `prepare` never comes back here).
+        var ready = readyScratch
+        readyScratch = []
+        ready.removeAll(keepingCapacity: true)
+        graph.markStarted(slot, appendingReadyTo: &ready)
         startedSlots.append(slot)
         settle(slot, error: nil)
         for dependent in ready {
             if let ready = prepare(dependent) { launch(ready) }
         }
+        readyScratch = ready
     }
 
     /// The service in `slot` failed (`code`: its start threw, timed out, or its dependency

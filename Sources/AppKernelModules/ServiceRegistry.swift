@@ -31,6 +31,8 @@ public final class ServiceRegistry {
     public var startOrder: [String] { startedSlots.map(graph.name(of:)) }
     /// The slots behind ``startOrder``.
     var startedSlots: [Slot] = []
+    /// The dependents a start made ready, reused from one start to the next.
+    var readyScratch: [Slot] = []
     /// Why the last registration was refused.
     public private(set) var lastRegistrationError: ServiceError?
 
@@ -204,22 +206,27 @@ public final class ServiceRegistry {
     /// `deadline` on the application's clock (`nil`: as long as it takes), then told
     /// `willDestroy`, once. A later start (a relaunch) makes and starts new instances.
     public func shutdown(deadline: Duration? = .seconds(5)) async {
-        let run = ShutdownRun(deadline: deadline, slotCount: entries.count)
-        for slot in startedSlots.reversed() {
-            guard entries[slot].instance != nil, graph.state(of: slot) == .started else { continue }
-            run.order.append(slot)
-            run.isMember[slot] = true
+        let slotCount = graph.slotCount
+        var order: [Slot] = []
+        var isMember = [Bool](repeating: false, count: slotCount)
+        // A started service always has its instance (unregistering or destroying one changes its state).
+        for slot in startedSlots.reversed() where graph.state(of: slot) == .started {
+            order.append(slot)
+            isMember[slot] = true
         }
         startedSlots.removeAll()
-        guard !run.order.isEmpty else { return }
-        run.remaining = run.order.count
-        var rank = Array(repeating: 0, count: entries.count)
-        for (position, slot) in run.order.enumerated() {
-            rank[slot] = position
-            var pending = 0
-            graph.forEachDependent(of: slot) { if run.isMember[$0] { pending += 1 } }
-            run.pendingDependents[slot] = pending
+        guard !order.isEmpty else { return }
+        // Each member's started dependents, counted from the dependents' side: in slot order, each
+        // reading its own run of dependency slots (no list walked per service).
+        var pendingDependents = [Int32](repeating: 0, count: slotCount)
+        for slot in 0 ..< slotCount where isMember[slot] {
+            graph.forEachDependency(of: slot) { if isMember[$0] { pendingDependents[$0] += 1 } }
         }
+        var rank = [Int](repeating: 0, count: slotCount)
+        for (position, slot) in order.enumerated() { rank[slot] = position }
+        // Destroying each member walks its dependents (they wait for it again).
+        graph.indexDependents(covering: order.count)
+        let run = ShutdownRun(deadline: deadline, order: order, isMember: isMember, pendingDependents: pendingDependents)
         run.pool = WorkerPool(limit: max(1, maxConcurrentShutdowns), ranking: (rank, run.order)) { [weak self] slot, worker in
             await self?.shutDown(slot, in: run, by: worker)
         }
@@ -235,18 +242,21 @@ extension ServiceRegistry {
     final class ShutdownRun {
         let deadline: Duration?
         /// The started services, newest start first.
-        var order: [Slot] = []
-        var isMember: [Bool]
+        let order: [Slot]
+        /// Whether each slot is one of them.
+        let isMember: [Bool]
         /// For each member, its started dependents that have not shut down yet.
-        var pendingDependents: [Int]
-        var remaining = 0
+        var pendingDependents: [Int32]
+        var remaining: Int
         var pool: WorkerPool?
         var finished: CheckedContinuation<Void, Never>?
 
-        init(deadline: Duration?, slotCount: Int) {
+        init(deadline: Duration?, order: [Slot], isMember: [Bool], pendingDependents: [Int32]) {
             self.deadline = deadline
-            isMember = Array(repeating: false, count: slotCount)
-            pendingDependents = Array(repeating: 0, count: slotCount)
+            self.order = order
+            self.isMember = isMember
+            self.pendingDependents = pendingDependents
+            remaining = order.count
         }
     }
 
