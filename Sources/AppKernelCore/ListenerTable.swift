@@ -80,8 +80,10 @@ public final class ListenerToken {
     deinit {
         // Without isolated deinit (before Swift 6.2) the cancellation hops to the main actor.
         guard let registrar else { return }
-        let registration = self.registration
-        Task { @MainActor in registrar.cancelRegistration(registration) }
+        // `nonisolated(unsafe)`: the token is gone, so nothing else reads these two references;
+        // the task hands them to the main actor, the only place they are used.
+        nonisolated(unsafe) let registration = self.registration, owner = registrar
+        Task { @MainActor in owner.cancelRegistration(registration) }
     }
     #endif
 }
