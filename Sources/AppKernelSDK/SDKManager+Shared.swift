@@ -41,8 +41,8 @@ extension SDKManager {
     /// Attaches the shared manager to `application`, which starts launching, unless it serves
     /// another application that still runs.
     private func adopt(_ application: Application) {
-        if let current = self.application, current !== application, current.state != .terminated { return }
         guard self.application !== application else { return }
+        if let current = self.application, current.state != .terminated { return }
         attach(to: application)
     }
 

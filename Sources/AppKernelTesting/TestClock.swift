@@ -64,7 +64,6 @@ public final class TestClock: SchedulingClock, Sendable {
         init(_ phase: Phase) { self.phase = phase }
 
         var isPending: Bool { if case .pending = phase { true } else { false } }
-        var isSleeper: Bool { if case .pending(.sleeper) = phase { true } else { false } }
     }
 
     private struct State {

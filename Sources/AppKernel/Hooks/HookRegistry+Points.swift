@@ -8,21 +8,21 @@ extension HookRegistry {
     public func before<Payload>(_ event: ApplicationEvent<Payload>, priority: Int = 0, label: String? = nil,
                                 fileID: String = #fileID, line: Int = #line,
                                 _ body: @escaping @MainActor (Payload) throws -> Void) -> ListenerToken {
-        register(event, .event(event.name), .before, priority, label, fileID, line, .observe(body))
+        register(event, .event(event.name), .before, priority, label, fileID, line, observing(body))
     }
 
     /// Registers a handler of an application event.
     public func handle<Payload>(_ event: ApplicationEvent<Payload>, priority: Int = 0, label: String? = nil,
                                 fileID: String = #fileID, line: Int = #line,
                                 _ body: @escaping @MainActor (Payload) throws -> HookResult) -> ListenerToken {
-        register(event, .event(event.name), .handle, priority, label, fileID, line, .handle(body))
+        register(event, .event(event.name), .handle, priority, label, fileID, line, body)
     }
 
     /// Registers an observer that runs after an application event was delivered.
     public func after<Payload>(_ event: ApplicationEvent<Payload>, priority: Int = 0, label: String? = nil,
                                fileID: String = #fileID, line: Int = #line,
                                _ body: @escaping @MainActor (Payload) throws -> Void) -> ListenerToken {
-        register(event, .event(event.name), .after, priority, label, fileID, line, .observe(body))
+        register(event, .event(event.name), .after, priority, label, fileID, line, observing(body))
     }
 
     /// Registers an observer that runs before a BootLoader phase's handlers; a throw fails the phase.

@@ -84,7 +84,7 @@ public final class HookRegistry {
     public func before<Point: HookPoint>(point: Point, priority: Int = 0, label: String? = nil,
                                          fileID: String = #fileID, line: Int = #line,
                                          _ body: @escaping @MainActor (Point.Payload) throws -> Void) -> ListenerToken {
-        register(point, HookKey(point), .before, priority, label, fileID, line, .observe(body))
+        register(point, HookKey(point), .before, priority, label, fileID, line, observing(body))
     }
 
     /// Registers a handler of `point`; the first one that does not answer `.continue` stops the
@@ -92,14 +92,14 @@ public final class HookRegistry {
     public func handle<Point: HookPoint>(point: Point, priority: Int = 0, label: String? = nil,
                                          fileID: String = #fileID, line: Int = #line,
                                          _ body: @escaping @MainActor (Point.Payload) throws -> HookResult) -> ListenerToken {
-        register(point, HookKey(point), .handle, priority, label, fileID, line, .handle(body))
+        register(point, HookKey(point), .handle, priority, label, fileID, line, body)
     }
 
     /// Registers an observer that runs after the default work of `point` (only when no handler stopped it).
     public func after<Point: HookPoint>(point: Point, priority: Int = 0, label: String? = nil,
                                         fileID: String = #fileID, line: Int = #line,
                                         _ body: @escaping @MainActor (Point.Payload) throws -> Void) -> ListenerToken {
-        register(point, HookKey(point), .after, priority, label, fileID, line, .observe(body))
+        register(point, HookKey(point), .after, priority, label, fileID, line, observing(body))
     }
 
     /// Whether any hook is registered at `point`.
@@ -201,7 +201,8 @@ public final class HookRegistry {
     /// Registers `body` at `point`, whose `key` the caller knows (an application event's is its
     /// name: no existential cast).
     func register<Point: HookPoint>(_ point: Point, _ key: HookKey, _ stage: HookError.Stage, _ priority: Int, _ label: String?,
-                                            _ fileID: String, _ line: Int, _ body: HookBody<Point.Payload>) -> ListenerToken {
+                                            _ fileID: String, _ line: Int,
+                                            _ body: @escaping @MainActor (Point.Payload) throws -> HookResult) -> ListenerToken {
         let chain: HookChain<Point.Payload>
         if let stored = storedChain(key, of: Point.Payload.self) {
             chain = stored
@@ -271,11 +272,9 @@ protocol NamedApplicationEvent {
 
 extension ApplicationEvent: NamedApplicationEvent {}
 
-/// What a hook runs: an observer (`before`, `after`) or a handler, each stored as registered
-/// (no wrapping closure to allocate).
-enum HookBody<Payload> {
-    case observe(@MainActor (Payload) throws -> Void)
-    case handle(@MainActor (Payload) throws -> HookResult)
+/// An observer (`before`, `after`) as a hook body: it runs, then lets the dispatch go on.
+func observing<Payload>(_ observer: @escaping @MainActor (Payload) throws -> Void) -> @MainActor (Payload) throws -> HookResult {
+    { payload in try observer(payload); return .continue }
 }
 
 /// One registered hook; its token marks it cancelled.
@@ -290,17 +289,15 @@ final class HookEntry<Payload> {
     let body: @MainActor (Payload) throws -> HookResult
     var isCancelled = false
 
-    init(id: Int, priority: Int, label: String?, fileID: String, line: Int, stage: HookError.Stage, body: HookBody<Payload>) {
+    init(id: Int, priority: Int, label: String?, fileID: String, line: Int, stage: HookError.Stage,
+         body: @escaping @MainActor (Payload) throws -> HookResult) {
         self.id = id
         self.priority = priority
         self.label = label
         self.fileID = fileID
         self.line = line
         self.stage = stage
-        switch body {
-        case .observe(let observe): self.body = { payload in try observe(payload); return .continue }
-        case .handle(let handle): self.body = handle
-        }
+        self.body = body
     }
 
     /// The label, or the registration site (`File.swift:12`) — built when asked for (errors,
