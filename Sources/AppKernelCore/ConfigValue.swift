@@ -239,10 +239,18 @@ public struct ConfigValue: Sendable {
         }
     }
 
-    /// `error` with the line and column of the value its key path names in this tree, when it
-    /// has none yet — for checks made after parsing.
+    /// The value at `keyPath` or, when that names a missing member of an object, the object.
+    private func valueOrOwner(atKeyPath keyPath: String) -> ConfigValue? {
+        if let value = value(atKeyPath: keyPath) { return value }
+        let owner = keyPath.lastIndex(of: ".").map { String(keyPath[..<$0]) } ?? ""
+        guard !keyPath.hasSuffix("]"), let object = value(atKeyPath: owner), case .object = object.kind else { return nil }
+        return object
+    }
+
+    /// `error` with the line and column of the value its key path names in this tree (or, for a
+    /// missing key, of the object that lacks it), when it has none yet — for checks made after parsing.
     public func locating(_ error: ConfigError) -> ConfigError {
-        guard error.line == nil, error.file == file, let value = value(atKeyPath: error.keyPath) else { return error }
+        guard error.line == nil, error.file == file, let value = valueOrOwner(atKeyPath: error.keyPath) else { return error }
         var located = error
         located.line = value.line
         located.column = value.column

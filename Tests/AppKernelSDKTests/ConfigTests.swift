@@ -31,7 +31,7 @@ struct BootConfigTests {
         (#"{"remoteAccessConsumerKey": "k", "oauthRedirectURI": "a://b", "loginHost": "ftp://x"}"#, .invalidValue, "loginHost", "'ftp://x' is not an http(s) URL"),
         (#"{"remoteAccessConsumerKey": "k", "oauthRedirectURI": "a://b", "oauthScopes": ["api web"]}"#, .invalidValue, "oauthScopes[0]", "'api web' is not a single scope name"),
         (#"{"remoteAccessConsumerKey": "k", "oauthRedirectURI": "a://b", "oauthScope": []}"#, .unknownKey, "oauthScope",
-         "unknown key 'oauthScope'; expected one of loginHost, oauthRedirectURI, oauthScopes, remoteAccessConsumerKey, shouldAuthenticate"),
+         "unknown key 'oauthScope'; expected one of attemptOfflineLoad, errorPage, isLocal, loginHost, oauthRedirectURI, oauthScopes, remoteAccessConsumerKey, shouldAuthenticate, startPage, unauthenticatedStartPage"),
         (#"{"remoteAccessConsumerKey": "k", "remoteAccessConsumerKey": "k2", "oauthRedirectURI": "a://b"}"#, .duplicateName, "remoteAccessConsumerKey",
          "the key 'remoteAccessConsumerKey' appears twice in one object"),
     ])
@@ -99,7 +99,7 @@ struct BootConfigTests {
         ("<key>oauthScopes</key><array><string>api</string><true/></array>", .wrongType, "oauthScopes[1]", "expected a string, found a Boolean"),
         ("<key>loginHost</key><string>ftp://x</string>", .invalidValue, "loginHost", "'ftp://x' is not an http(s) URL"),
         ("<key>oauthScope</key><array/>", .unknownKey, "oauthScope",
-         "unknown key 'oauthScope'; expected one of loginHost, oauthRedirectURI, oauthScopes, remoteAccessConsumerKey, shouldAuthenticate"),
+         "unknown key 'oauthScope'; expected one of attemptOfflineLoad, errorPage, isLocal, loginHost, oauthRedirectURI, oauthScopes, remoteAccessConsumerKey, shouldAuthenticate, startPage, unauthenticatedStartPage"),
     ])
     func aPlistBootConfigNamesTheKeyPathWithoutAPosition(_ body: String, _ code: ConfigError.Code, _ keyPath: String, _ reason: String) throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("boot-\(UUID().uuidString)")
@@ -123,8 +123,8 @@ struct BootConfigTests {
         #expect(invalid?.description == "bootconfig.json:3:23: oauthRedirectURI: 'no scheme' is not a URL with a scheme (e.g. myapp://oauth/done)",
                 "a check made after parsing still names the value's line and column")
         let unknown = #expect(throws: ConfigError.self) { _ = try BootConfig.parse(json: Data(text.replacingOccurrences(of: "oauthScopes", with: "scopes").utf8)) }
-        #expect(unknown?.description == "bootconfig.json:4:13: scopes: unknown key 'scopes'; expected one of loginHost, oauthRedirectURI, "
-                + "oauthScopes, remoteAccessConsumerKey, shouldAuthenticate")
+        #expect(unknown?.description == "bootconfig.json:4:13: scopes: unknown key 'scopes'; expected one of attemptOfflineLoad, errorPage, "
+                + "isLocal, loginHost, oauthRedirectURI, oauthScopes, remoteAccessConsumerKey, shouldAuthenticate, startPage, unauthenticatedStartPage")
     }
 }
 

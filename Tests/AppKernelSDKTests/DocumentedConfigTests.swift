@@ -165,4 +165,107 @@ struct DocumentedConfigTests {
         let error = #expect(throws: ConfigError.self) { _ = try StoreConfig.parseSyncs(Data(json.utf8), soupNames: ["a"]) }
         #expect(error?.keyPath == "syncs[0].target")
     }
+
+    // MARK: bootconfig (the hybrid templates' seven keys, the native plist's three)
+
+    static let hybridLocal = """
+    {
+      "remoteAccessConsumerKey": "3MVG9-local-app",
+      "oauthRedirectURI": "testsfdc:///mobilesdk/detect/oauth/done",
+      "oauthScopes": ["web", "api"],
+      "isLocal": true,
+      "startPage": "index.html",
+      "errorPage": "error.html",
+      "shouldAuthenticate": true,
+      "attemptOfflineLoad": false
+    }
+    """
+
+    static let hybridRemote = """
+    {
+      "remoteAccessConsumerKey": "3MVG9-remote-app",
+      "oauthRedirectURI": "testsfdc:///mobilesdk/detect/oauth/done",
+      "oauthScopes": ["web", "api"],
+      "isLocal": false,
+      "startPage": "apex/AccountsPage",
+      "errorPage": "error.html",
+      "shouldAuthenticate": true,
+      "attemptOfflineLoad": false
+    }
+    """
+
+    static let nativePlist = """
+    <?xml version="1.0" encoding="UTF-8"?>
+    <!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
+    <plist version="1.0">
+    <dict>
+      <key>remoteAccessConsumerKey</key><string>3MVG9-native-app</string>
+      <key>oauthRedirectURI</key><string>testsfdc:///mobilesdk/detect/oauth/done</string>
+      <key>shouldAuthenticate</key><true/>
+    </dict>
+    </plist>
+    """
+
+    @Test func theHybridTemplatesBootConfigsLoad() throws {
+        let local = try BootConfig.parse(json: Data(Self.hybridLocal.utf8))
+        #expect(local.hybrid == BootConfig.HybridSettings(isLocal: true, startPage: "index.html", errorPage: "error.html", attemptOfflineLoad: false))
+        #expect(local.oauthScopes == ["web", "api"])
+        let remote = try BootConfig.parse(json: Data(Self.hybridRemote.utf8))
+        #expect(remote.hybrid?.isLocal == false)
+        #expect(remote.hybrid?.startPage == "apex/AccountsPage")
+        #expect(remote.warnings.isEmpty)
+    }
+
+    @Test func theNativePlistLoadsWithoutHybridSettings() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("bootconfig-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try Data(Self.nativePlist.utf8).write(to: directory.appendingPathComponent("bootconfig.plist"))
+        let config = try BootConfig.load(fromDirectory: directory)
+        #expect(config.remoteAccessConsumerKey == "3MVG9-native-app")
+        #expect(config.shouldAuthenticate)
+        #expect(config.hybrid == nil)
+    }
+
+    @Test func theSDKsHybridDefaultsApply() throws {
+        // No start page: the SDK makes the app local with index.html.
+        let noPage = try BootConfig.parse(json: Data(#"{"remoteAccessConsumerKey": "k", "oauthRedirectURI": "a://b", "errorPage": "oops.html"}"#.utf8))
+        #expect(noPage.hybrid == BootConfig.HybridSettings(isLocal: true, startPage: "index.html", errorPage: "oops.html", attemptOfflineLoad: true))
+        // A start page but no isLocal: remote, as the SDK's default is.
+        let page = try BootConfig.parse(json: Data(#"{"remoteAccessConsumerKey": "k", "oauthRedirectURI": "a://b", "startPage": "apex/Home"}"#.utf8))
+        #expect(page.hybrid?.isLocal == false)
+        #expect(page.hybrid?.errorPage == "error.html")
+    }
+
+    @Test(arguments: [
+        (#""startPage": """#, "startPage", "1066"),
+        (#""startPage": "https://example.com/home""#, "startPage", "1067"),
+        (#""isLocal": true, "startPage": "index.html", "unauthenticatedStartPage": "welcome.html""#, "unauthenticatedStartPage", "1068"),
+        (#""isLocal": false, "startPage": "apex/Home", "shouldAuthenticate": false"#, "unauthenticatedStartPage", "1069"),
+    ])
+    func theSDKsHybridRulesRefuse(_ keys: String, _ keyPath: String, _ sdkCode: String) {
+        let json = #"{"remoteAccessConsumerKey": "k", "oauthRedirectURI": "a://b", \#(keys)}"#
+        let error = #expect(throws: ConfigError.self) { _ = try BootConfig.parse(json: Data(json.utf8)) }
+        #expect(error?.code == .invalidValue)
+        #expect(error?.keyPath == keyPath)
+        #expect(error?.reason.contains("the Mobile SDK's error \(sdkCode)") == true, "\(error?.reason ?? "")")
+        #expect(error?.line == 1)
+    }
+
+    @Test func aRemoteAppThatDoesNotAuthenticateStartsAtItsAbsolutePage() throws {
+        let json = #"{"remoteAccessConsumerKey": "k", "oauthRedirectURI": "a://b", "isLocal": false, "startPage": "apex/Home", "shouldAuthenticate": false, "unauthenticatedStartPage": "https://example.com/welcome"}"#
+        let config = try BootConfig.parse(json: Data(json.utf8))
+        #expect(config.hybrid?.unauthenticatedStartPage == "https://example.com/welcome")
+        #expect(config.warnings.isEmpty)
+        // Set where it has no effect: loads, with the SDK's warning.
+        let unused = try BootConfig.parse(json: Data(#"{"remoteAccessConsumerKey": "k", "oauthRedirectURI": "a://b", "isLocal": true, "unauthenticatedStartPage": "https://example.com/welcome"}"#.utf8))
+        #expect(unused.warnings == ["unauthenticatedStartPage 'https://example.com/welcome' is ignored: the app is local (isLocal true)"])
+    }
+
+    @Test func aHybridKeyOfTheWrongTypeNamesItsLine() {
+        let json = "{\n  \"remoteAccessConsumerKey\": \"k\",\n  \"oauthRedirectURI\": \"a://b\",\n  \"isLocal\": \"yes\"\n}"
+        let error = #expect(throws: ConfigError.self) { _ = try BootConfig.parse(json: Data(json.utf8)) }
+        #expect(error?.keyPath == "isLocal")
+        #expect(error?.line == 4)
+    }
 }
