@@ -12,7 +12,8 @@ import AppKernel
 ///
 /// Stack rules (mPaaS's): starting an app pauses the one below and pushes it; starting an app
 /// already on the stack pops everything above it (each gets `willTerminate` and is destroyed) and
-/// resumes it with the new params; starting the launcher pops to the root; only the top app can
+/// resumes it with the new params — or, with `appClearTop: false`, ends it where it is and starts
+/// a new instance on top; starting the launcher pops to the root; only the top app can
 /// exit itself; an app whose `applicationShouldTerminate` answers `false` is not popped (the start
 /// that needed it fails and says why); a second instance of an app only if its delegate allows
 /// it. The process's life cycle reaches the apps: background pauses the top app, foreground
@@ -24,8 +25,14 @@ public final class Context {
     /// The name of the root app; starting it pops to the root.
     public var launcherName: String?
     /// The service groups ``startServices()`` starts after the eager services (a manifest's
-    /// auto-start groups), in order.
+    /// auto-start groups), in order, waiting for them.
     public var autoStartGroups: [String] = []
+    /// The auto-start groups ``startServices()`` starts after those, without waiting for them
+    /// (mPaaS's asynchronous `[AUTOSTART]` groups); a failure among them is reported as a
+    /// `moduleRefused` diagnostic and fails nothing else.
+    public var asynchronousAutoStartGroups: [String] = []
+    /// The asynchronous groups' start, while it runs (await its value to wait for it).
+    public private(set) var asynchronousStart: Task<Void, Never>?
     /// The apps on the stack, bottom first.
     public private(set) var applicationStack: [MicroApplication] = []
     /// Why the last refused start or exit was refused.
@@ -61,6 +68,9 @@ public final class Context {
     /// The newest app on the stack with `name`; `nil` if none.
     public func findApplication(named name: String) -> MicroApplication? { applicationStack.last { $0.name == name } }
 
+    /// Every app on the stack with `name`, bottom first — mPaaS's `findApplicationsByName:`.
+    public func findApplications(named name: String) -> [MicroApplication] { applicationStack.filter { $0.name == name } }
+
     /// Registers an app by name; its delegate is made only when it starts.
     /// - Returns: `false` (and changes nothing) when the name is taken.
     @discardableResult
@@ -81,27 +91,39 @@ public final class Context {
         startApplication(name, params: params, launchMode: .push(animated: animated))
     }
 
-    /// Starts an app with a launch mode. An app already on the stack is brought back (what is
-    /// above it is popped) and resumed with `params`, unless it allows several instances.
+    /// Starts an app with a launch mode — mPaaS's `startApplication:params:appClearTop:launchMode:sourceId:`.
+    /// An app already on the stack (and not allowing several instances) is brought back: with
+    /// `appClearTop` (the default) what is above it is popped and it resumes with `params`;
+    /// without, it exits where it is and a new instance starts on top. Starting the launcher
+    /// while it is the root always pops to it.
+    /// - Parameters:
+    ///   - sourceID: Who starts it (mPaaS's `sourceId`); `nil`: the current app's name.
     /// - Returns: Whether the app is now on top; ``lastRefusal`` says why not.
     @discardableResult
-    public func startApplication(_ name: String, params: [String: String], launchMode: LaunchMode) -> Bool {
+    public func startApplication(_ name: String, params: [String: String], appClearTop: Bool = true,
+                                 launchMode: LaunchMode, sourceID: String? = nil) -> Bool {
         guard let factory = factories[name] else { return refuse("no application named '\(name)' is registered") }
         if name == launcherName, let root = applicationStack.first, root.name == name {
             return bringBack(root, params: params)
         }
         if let existing = findApplication(named: name), !existing.delegate.applicationAllowsMultipleInstances(existing) {
-            return bringBack(existing, params: params)
+            if appClearTop { return bringBack(existing, params: params) }
+            guard existing.delegate.applicationShouldTerminate(existing) else {
+                return refuse("'\(name)' refused to terminate (applicationShouldTerminate answered false), so it cannot start again on top")
+            }
+            removeWithoutResuming(existing)
         }
         let app = MicroApplication(name: name, id: nextID, delegate: factory())
         nextID += 1
+        app.sourceID = sourceID ?? currentApplication?.name
         app.delegate.applicationDidCreate(app)
         guard app.delegate.applicationShouldStart(app, options: params) else {
             app.state = .terminated
             return refuse("'\(name)' refused to start (applicationShouldStart answered false)")
         }
         app.params = params
-        app.launchMode = app.delegate.application(app, overrideLaunchMode: launchMode) ?? launchMode
+        let mode = app.delegate.application(app, overrideLaunchMode: launchMode) ?? launchMode
+        app.launchMode = app.delegate.applicationStartsWithoutAnimation(app) ? mode.withoutAnimation : mode
         app.delegate.application(app, willStartLaunchingWithOptions: params)
         if let below = currentApplication, below.state == .running {
             below.delegate.applicationWillPause(below)
@@ -113,6 +135,14 @@ public final class Context {
         app.delegate.applicationDidFinishLaunching(app)
         onStackChange?(applicationStack)
         return true
+    }
+
+    /// Takes `app` off the stack where it is (it is told `willTerminate`); the app below it is
+    /// not resumed (another app is about to cover it).
+    private func removeWithoutResuming(_ app: MicroApplication) {
+        guard let index = applicationStack.firstIndex(where: { $0 === app }) else { return }
+        destroy(app, animated: false)
+        applicationStack.remove(at: index)
     }
 
     /// Pops everything above `app` (top first) and resumes it with `params`.
@@ -219,13 +249,35 @@ public final class Context {
     @discardableResult
     public func registerService(_ service: any Service, forName name: String) -> Bool { services.register(service, forName: name) }
 
-    /// Unregisters a service (it is told `willDestroy`).
-    public func unregisterService(named name: String) { services.unregisterService(named: name) }
+    /// Unregisters a service (it is told `willDestroy`) — mPaaS's `unregisterServiceForName:`.
+    public func unregisterService(forName name: String) { services.unregisterService(named: name) }
 
-    /// Starts the eager services, then the auto-start groups; see
-    /// ``ServiceRegistry/startServices(groups:)``.
+    /// Starts the run-once group (``RuntimeManifest/runOnceGroup``), then the eager services and
+    /// the auto-start groups, then — without waiting for them — the asynchronous auto-start groups;
+    /// see ``ServiceRegistry/startServices(groups:)``.
     /// - Throws: ``ServiceError``.
-    public func startServices() async throws(ServiceError) { try await services.startServices(groups: autoStartGroups) }
+    public func startServices() async throws(ServiceError) {
+        try await startRunOnceServices()
+        try await services.startServices(groups: autoStartGroups)
+        startAsynchronousGroups()
+    }
+
+    /// Starts the services of mPaaS's `RunOnceServices` group (before all others).
+    func startRunOnceServices() async throws(ServiceError) {
+        try await services.startGroups([RuntimeManifest.runOnceGroup])
+    }
+
+    /// Starts the asynchronous auto-start groups in the background, in order.
+    func startAsynchronousGroups() {
+        guard !asynchronousAutoStartGroups.isEmpty else { return }
+        asynchronousStart = Task { [services, asynchronousAutoStartGroups, application] in
+            do throws(ServiceError) {
+                try await services.startGroups(asynchronousAutoStartGroups)
+            } catch {
+                application.reportDiagnostic(.moduleRefused, subject: "services", message: "an asynchronous auto-start group failed: \(error)")
+            }
+        }
+    }
 
     /// Starts the launcher app (pushed without animation); `false` if there is none or it
     /// refused (see ``lastRefusal``).

@@ -16,9 +16,10 @@ import AppKernel
 ///
 /// A failing phase (a bad manifest, a `failLaunch` service, a refused launcher) stops the boot,
 /// names the phase, and reaches ``Application/hookErrorHandler``; the context keeps what
-/// started, so the services shut down when the application terminates. mPaaS's run-once
-/// services phase is not part of it: every service here lives for the process (run-once work
-/// belongs in a phase of its own, ``BootLoader/addPhase(_:before:after:deadline:_:)``).
+/// started, so the services shut down when the application terminates. The run-once group
+/// (``RuntimeManifest/runOnceGroup``) starts in ``BootLoader/startRunOnceServicesPhase``, before
+/// the eager services; asynchronous auto-start groups start after the synchronous ones, and the
+/// boot does not wait for them.
 @MainActor
 public final class ContextBootLoader: BootLoader {
     /// The phase that runs `configure`, first.
@@ -36,7 +37,9 @@ public final class ContextBootLoader: BootLoader {
     public init(servicesDeadline: Duration = .seconds(20), configure: @escaping @MainActor (Context) throws -> Void) {
         self.configure = configure
         super.init()
-        removePhase(Self.startRunOnceServicesPhase)
+        replacePhase(Self.startRunOnceServicesPhase, deadline: servicesDeadline) { [unowned self] _ in
+            try await self.requireContext().startRunOnceServices()
+        }
         addPhase(Self.loadModulesPhase, before: Self.setupWindowPhase) { [unowned self] _ in try self.configure(self.requireContext()) }
         replacePhase(Self.startNonLazyServicesPhase, deadline: servicesDeadline) { [unowned self] _ in
             try await self.requireContext().services.startServices(groups: [], finishingBoot: false)
@@ -44,6 +47,7 @@ public final class ContextBootLoader: BootLoader {
         replacePhase(Self.startAutoStartServiceGroupsPhase, deadline: servicesDeadline) { [unowned self] _ in
             let context = self.requireContext()
             try await context.services.startServices(groups: context.autoStartGroups)
+            context.startAsynchronousGroups()
         }
         replacePhase(Self.startLauncherPhase) { [unowned self] _ in
             let context = self.requireContext()

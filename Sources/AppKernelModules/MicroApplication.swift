@@ -20,6 +20,15 @@ public enum LaunchMode: String, Sendable, Hashable, CaseIterable {
 
     /// Whether the transition is animated.
     public var isAnimated: Bool { self != .pushWithoutAnimation && self != .presentWithoutAnimation }
+
+    /// The same transition without animation (flips are kept: they have no still form).
+    public var withoutAnimation: LaunchMode {
+        switch self {
+        case .push: .pushWithoutAnimation
+        case .present: .presentWithoutAnimation
+        default: self
+        }
+    }
 }
 
 /// The delegate of a micro-application — mPaaS's `DTMicroApplicationDelegate`. Only
@@ -53,6 +62,9 @@ public protocol MicroApplicationDelegate: AnyObject {
     func applicationAllowsMultipleInstances(_ application: MicroApplication) -> Bool
     /// The launch mode to use instead of the one asked for; `nil` keeps it. Default `nil`.
     func application(_ application: MicroApplication, overrideLaunchMode mode: LaunchMode) -> LaunchMode?
+    /// Whether the app's root controller is always shown without animation, whatever the start
+    /// asked for (mPaaS's `applicationStartRootControllerWithNoAnimation:`). Default `false`.
+    func applicationStartsWithoutAnimation(_ application: MicroApplication) -> Bool
     /// The system is low on memory.
     func applicationDidReceiveMemoryWarning(_ application: MicroApplication)
 }
@@ -82,6 +94,8 @@ extension MicroApplicationDelegate {
     public func applicationAllowsMultipleInstances(_ application: MicroApplication) -> Bool { false }
     /// Keeps the mode asked for.
     public func application(_ application: MicroApplication, overrideLaunchMode mode: LaunchMode) -> LaunchMode? { nil }
+    /// Answers `false`.
+    public func applicationStartsWithoutAnimation(_ application: MicroApplication) -> Bool { false }
     /// Does nothing.
     public func applicationDidReceiveMemoryWarning(_ application: MicroApplication) {}
 }
@@ -113,6 +127,8 @@ public final class MicroApplication: Identifiable {
     public internal(set) var params: [String: String] = [:]
     /// How it was shown (recorded for the UI to render).
     public internal(set) var launchMode: LaunchMode = .push
+    /// Who started it (mPaaS's `sourceId`): the name of the app on top then, or what the start named.
+    public internal(set) var sourceID: String?
     /// The root controller, made when the app started.
     public internal(set) var rootController: (any RootController)?
     /// Where it is in its life.

@@ -29,7 +29,28 @@ public struct ModuleClassRegistry {
     }
 }
 
-/// mPaaS's `MobileRuntime.plist`, as JSON (a property list is accepted too):
+/// mPaaS's `MobileRuntime.plist` (or the same as JSON). mPaaS's own keys load as mPaaS writes
+/// them — `Launcher`, `Applications` (`name`, `delegate`, `description`), `Services` (`name`,
+/// `class`, `lazyLoading` as a boolean or the strings `"true"` / `"false"`) and `ServicesMap`
+/// (its `[AUTOSTART]` list of `{name, asynchronous}` groups, each other key a group of
+/// `{class, name}` services, `RunOnceServices` the group started before all others):
+///
+/// ```xml
+/// <dict>
+///   <key>Launcher</key><string>Home</string>
+///   <key>Applications</key><array><dict>
+///     <key>name</key><string>Home</string><key>delegate</key><string>HomeDelegate</string>
+///   </dict></array>
+///   <key>Services</key><array><dict>
+///     <key>name</key><string>keychain</string><key>class</key><string>KeychainService</string>
+///     <key>lazyLoading</key><false/>
+///   </dict></array>
+/// </dict>
+/// ```
+///
+/// AppKernel's spelling, in lower case, adds what mPaaS has no key for — a service's
+/// `dependencies` and `optional` (either spelling may carry them), and `autoStartGroups`
+/// (group name → service names, each group started at boot):
 ///
 /// ```json
 /// {
@@ -51,6 +72,8 @@ public struct RuntimeManifest: Sendable, Hashable {
         public var name: String
         /// The delegate's class name in the ``ModuleClassRegistry``.
         public var delegate: String
+        /// What the app is (mPaaS's `description`), for people.
+        public var description: String?
     }
 
     /// One service.
@@ -65,7 +88,24 @@ public struct RuntimeManifest: Sendable, Hashable {
         public var dependencies: [String]
         /// `continueWithout` when `"optional": true`; otherwise a failure fails the launch.
         public var failurePolicy: ServiceFailurePolicy
+        /// Where the file lists it (`services[2]`, `ServicesMap.home[0]`), for errors found when it loads.
+        var keyPath = ""
     }
+
+    /// A named group of services, started together.
+    public struct ServiceGroup: Sendable, Hashable {
+        /// The group's name.
+        public var name: String
+        /// Its services, in order.
+        public var services: [String]
+        /// Whether the boot starts it (AppKernel's `autoStartGroups`, or listed in mPaaS's `[AUTOSTART]`).
+        public var autoStart: Bool
+        /// An auto-start group the boot starts without waiting for (mPaaS's `asynchronous`).
+        public var asynchronous: Bool
+    }
+
+    /// The group mPaaS starts before every other service, once (`ServicesMap.RunOnceServices`).
+    public static let runOnceGroup = "RunOnceServices"
 
     /// The file name errors name.
     public var file: String
@@ -73,18 +113,14 @@ public struct RuntimeManifest: Sendable, Hashable {
     public var launcher: String?
     /// The micro-apps.
     public var applications: [ApplicationEntry] = []
-    /// The services.
+    /// The services (those of `ServicesMap`'s groups included).
     public var services: [ServiceEntry] = []
-    /// A named group of services started together at boot, after the eager ones.
-    public struct AutoStartGroup: Sendable, Hashable {
-        /// The group's name.
-        public var name: String
-        /// Its services, in order.
-        public var services: [String]
-    }
+    /// Every group: the auto-start groups first, in the order they start (the synchronous ones,
+    /// then the asynchronous ones), then the others.
+    public var serviceGroups: [ServiceGroup] = []
 
-    /// The auto-start groups, sorted by name.
-    public var autoStartGroups: [AutoStartGroup] = []
+    /// The groups the boot starts, in order.
+    public var autoStartGroups: [ServiceGroup] { serviceGroups.filter(\.autoStart) }
 
     /// Reads and checks the manifest at `url` (`.json`, or `.plist`).
     /// - Throws: ``ConfigError`` naming the file, the key path and, for JSON, the line and column.
@@ -103,23 +139,30 @@ public struct RuntimeManifest: Sendable, Hashable {
     /// refers to defined in it.
     init(_ root: ConfigValue) throws(ConfigError) {
         file = root.file
-        try root.onlyKeys(["launcher", "applications", "services", "autoStartGroups"])
-        let launcherValue = try root.member("launcher")
+        try root.onlyKeys(["launcher", "applications", "services", "autoStartGroups", "Launcher", "Applications", "Services", "ServicesMap"])
+        /// A key in either spelling, refusing both at once.
+        func member(_ ours: String, _ mPaaS: String) throws(ConfigError) -> ConfigValue? {
+            let (lower, upper) = (try root.member(ours), try root.member(mPaaS))
+            if let lower, upper != nil { throw lower.error(.duplicateName, "'\(ours)' and '\(mPaaS)' are the same key; keep one") }
+            return lower ?? upper
+        }
+        let launcherValue = try member("launcher", "Launcher")
         launcher = try launcherValue?.name()
         var appNames: Set<String> = []
-        for entry in try root.member("applications")?.array() ?? [] {
-            try entry.onlyKeys(["name", "delegate"])
+        for entry in try member("applications", "Applications")?.array() ?? [] {
+            // `title`, `icon` and `entry` appear in mPaaS's own default runtime file.
+            try entry.onlyKeys(["name", "delegate", "description", "title", "icon", "entry"])
             let nameValue = try entry.required("name")
             let name = try nameValue.name()
             guard appNames.insert(name).inserted else { throw nameValue.error(.duplicateName, "the application '\(name)' is listed twice") }
-            applications.append(ApplicationEntry(name: name, delegate: try entry.required("delegate").name()))
+            applications.append(ApplicationEntry(name: name, delegate: try entry.required("delegate").name(),
+                                                 description: try entry.member("description")?.string()))
         }
         if let launcher, let launcherValue, !appNames.contains(launcher) {
             throw launcherValue.error(.unknownReference, "'\(launcher)' is not among the applications")
         }
         var serviceNames: Set<String> = []
-        for entry in try root.member("services")?.array() ?? [] {
-            try entry.onlyKeys(["name", "class", "lazyLoading", "dependencies", "optional"])
+        func add(_ entry: ConfigValue, lazyAllowed: Bool) throws(ConfigError) -> String {
             let nameValue = try entry.required("name")
             let name = try nameValue.name()
             guard serviceNames.insert(name).inserted else { throw nameValue.error(.duplicateName, "the service '\(name)' is listed twice") }
@@ -127,28 +170,79 @@ public struct RuntimeManifest: Sendable, Hashable {
             for dependency in try entry.member("dependencies")?.array() ?? [] { dependencies.append(try dependency.name()) }
             let optional = try entry.member("optional")?.bool() ?? false
             services.append(ServiceEntry(name: name, className: try entry.required("class").name(),
-                                         lazyLoading: try entry.member("lazyLoading")?.bool() ?? false, dependencies: dependencies,
-                                         failurePolicy: optional ? .continueWithout : .failLaunch))
+                                         lazyLoading: lazyAllowed ? try entry.member("lazyLoading")?.flag() ?? false : false,
+                                         dependencies: dependencies, failurePolicy: optional ? .continueWithout : .failLaunch,
+                                         keyPath: entry.keyPath))
+            return name
+        }
+        for entry in try member("services", "Services")?.array() ?? [] {
+            // `welcomPageAfterLoading` (sic) appears in mPaaS's own default runtime file.
+            try entry.onlyKeys(["name", "class", "lazyLoading", "dependencies", "optional", "welcomPageAfterLoading"])
+            _ = try add(entry, lazyAllowed: true)
+        }
+        var grouped: [String: String] = [:]
+        func join(_ member: String, to group: String, at value: ConfigValue) throws(ConfigError) {
+            if let other = grouped.updateValue(group, forKey: member) {
+                throw value.error(.duplicateName, "'\(member)' is already in the group '\(other)'")
+            }
         }
         if let groups = try root.member("autoStartGroups") {
-            var grouped: [String: String] = [:]
             for (name, list) in try groups.object().sorted(by: { $0.key < $1.key }) {
                 var members: [String] = []
                 for value in try list.array() {
                     let member = try value.name()
                     guard serviceNames.contains(member) else { throw value.error(.unknownReference, "'\(member)' is not among the services") }
-                    if let other = grouped.updateValue(name, forKey: member) {
-                        throw value.error(.duplicateName, "'\(member)' is already in the group '\(other)'")
-                    }
+                    try join(member, to: name, at: value)
                     members.append(member)
                 }
-                autoStartGroups.append(AutoStartGroup(name: name, services: members))
+                serviceGroups.append(ServiceGroup(name: name, services: members, autoStart: true, asynchronous: false))
             }
+        }
+        if let map = try root.member("ServicesMap") {
+            serviceGroups += try Self.readServicesMap(map, besides: serviceGroups.map(\.name), adding: add, join: join)
         }
     }
 
-    /// The group a service auto-starts with, if any.
-    func group(of service: String) -> String? { autoStartGroups.first { $0.services.contains(service) }?.name }
+    /// Reads mPaaS's `ServicesMap`: its groups of `{class, name}` services, then its `[AUTOSTART]` list.
+    /// - Returns: Its groups: the auto-start ones first, in the order they start, then the others.
+    private static func readServicesMap(_ map: ConfigValue, besides existing: [String], adding add: (ConfigValue, Bool) throws(ConfigError) -> String,
+                                        join: (String, String, ConfigValue) throws(ConfigError) -> Void) throws(ConfigError) -> [ServiceGroup] {
+        var groups: [ServiceGroup] = []
+        for (name, list) in try map.object() where name != "[AUTOSTART]" {
+            guard !existing.contains(name) else {
+                throw list.error(.duplicateName, "the group '\(name)' is also in autoStartGroups")
+            }
+            var members: [String] = []
+            for entry in try list.array() {
+                try entry.onlyKeys(["name", "class", "dependencies", "optional"])
+                let member = try add(entry, false)
+                try join(member, name, entry)
+                members.append(member)
+            }
+            groups.append(ServiceGroup(name: name, services: members, autoStart: false, asynchronous: false))
+        }
+        var started: [ServiceGroup] = []
+        for item in try map.member("[AUTOSTART]")?.array() ?? [] {
+            try item.onlyKeys(["name", "asynchronous"])
+            let nameValue = try item.required("name")
+            let name = try nameValue.name()
+            guard name != Self.runOnceGroup else {
+                throw nameValue.error(.invalidValue, "'\(name)' starts before every other service by itself; it must not be listed in [AUTOSTART]")
+            }
+            guard let index = groups.firstIndex(where: { $0.name == name }) else {
+                throw nameValue.error(.unknownReference, "'\(name)' is not among the ServicesMap's groups")
+            }
+            guard !groups[index].autoStart else { throw nameValue.error(.duplicateName, "the group '\(name)' is listed twice") }
+            groups[index].autoStart = true
+            groups[index].asynchronous = try item.member("asynchronous")?.flag() ?? false
+            started.append(groups[index])
+        }
+        // mPaaS starts the synchronous set, then the asynchronous one, each in the order listed.
+        return started.filter { !$0.asynchronous } + started.filter(\.asynchronous) + groups.filter { !$0.autoStart }
+    }
+
+    /// The group a service belongs to, if any.
+    func group(of service: String) -> String? { serviceGroups.first { $0.services.contains(service) }?.name }
 }
 
 extension ConfigValue {
@@ -158,6 +252,20 @@ extension ConfigValue {
         let text = try string()
         guard !text.isEmpty else { throw error(.invalidValue, "must not be empty") }
         return text
+    }
+
+    /// A boolean, or one written as a string as mPaaS's own files do: `"true"` / `"false"`
+    /// (and `"YES"` / `"NO"`).
+    /// - Throws: `wrongType` for another type or string.
+    fileprivate func flag() throws(ConfigError) -> Bool {
+        if case .string(let text) = kind {
+            switch text {
+            case "true", "YES": return true
+            case "false", "NO": return false
+            default: throw error(.wrongType, "expected true or false, found the string '\(text)'")
+            }
+        }
+        return try bool()
     }
 }
 
@@ -181,11 +289,11 @@ extension Context {
             appFactories.append((entry.name, factory))
         }
         var serviceFactories: [@MainActor () -> any Service] = []
-        for (index, entry) in manifest.services.enumerated() {
+        for entry in manifest.services {
             guard let factory = classes.services[entry.className] else {
-                throw fail(.unknownReference, "services[\(index)].class", "no service class named '\(entry.className)' is registered")
+                throw fail(.unknownReference, "\(entry.keyPath).class", "no service class named '\(entry.className)' is registered")
             }
-            guard services.state(of: entry.name) == nil else { throw fail(.duplicateName, "services[\(index)].name", "a service named '\(entry.name)' is already registered") }
+            guard services.state(of: entry.name) == nil else { throw fail(.duplicateName, "\(entry.keyPath).name", "a service named '\(entry.name)' is already registered") }
             serviceFactories.append(factory)
         }
         for (entry, factory) in zip(manifest.services, serviceFactories) {
@@ -196,15 +304,16 @@ extension Context {
             try services.checkGraph()
         } catch {
             for entry in manifest.services { services.unregisterService(named: entry.name) }
-            let index = manifest.services.firstIndex { $0.name == error.service } ?? 0
+            let entry = manifest.services.first { $0.name == error.service } ?? manifest.services[0]
             let keyPath = error.code == .missingDependency
-                ? "services[\(index)].dependencies[\(manifest.services[index].dependencies.firstIndex(of: error.detail) ?? 0)]"
-                : "services[\(index)].dependencies"
+                ? "\(entry.keyPath).dependencies[\(entry.dependencies.firstIndex(of: error.detail) ?? 0)]"
+                : "\(entry.keyPath).dependencies"
             throw fail(error.code == .missingDependency ? .unknownReference : .dependencyCycle, keyPath, error.description)
         }
         for (name, factory) in appFactories { registerApplication(named: name, delegate: factory) }
         if let launcher = manifest.launcher { launcherName = launcher }
-        autoStartGroups = manifest.autoStartGroups.map(\.name)
+        autoStartGroups = manifest.autoStartGroups.filter { !$0.asynchronous }.map(\.name)
+        asynchronousAutoStartGroups = manifest.autoStartGroups.filter(\.asynchronous).map(\.name)
     }
 
     /// Reads the manifest at `url` and loads it; see ``load(_:classes:)``.

@@ -181,6 +181,19 @@ public final class ServiceRegistry {
         }
     }
 
+    /// Starts the services of `groups` (in the order given) with their dependencies, and nothing
+    /// else; an unknown or empty group starts nothing.
+    /// - Throws: ``ServiceError``.
+    func startGroups(_ groups: [String]) async throws(ServiceError) {
+        let registered = graph.registeredSlots
+        var roots: [Slot] = []
+        for group in groups {
+            roots += registered.filter { if case .group(group) = entries[$0].mode { true } else { false } }
+        }
+        guard !roots.isEmpty else { return }
+        try await start(roots)
+    }
+
     /// Waits until the current (or last) boot has finished.
     /// - Throws: The boot's error, if it failed.
     public func servicesReady() async throws(ServiceError) {

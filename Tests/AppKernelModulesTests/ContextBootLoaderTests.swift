@@ -27,7 +27,7 @@ struct ContextBootLoaderTests {
         var errors: [HookError] = []
         app.hookErrorHandler = { errors.append($0) }
         try app.handle(.launch(LaunchOptions(), inBackground: false))
-        #expect(loader.phaseNames == ["loadModules", "setupWindow", "startNonLazyServices", "startAutoStartServiceGroups", "showWindow", "startLauncher"])
+        #expect(loader.phaseNames == ["loadModules", "setupWindow", "startRunOnceServices", "startNonLazyServices", "startAutoStartServiceGroups", "showWindow", "startLauncher"])
         let context = try #require(loader.context)
         try await clock.waitForSleepers(2)
         #expect(loader.state == .running("startNonLazyServices"))

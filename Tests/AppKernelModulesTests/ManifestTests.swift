@@ -94,15 +94,15 @@ final class ManifestTests {
         ("{", "", "malformed JSON"),
         ("[]", "", "expected an object, found an array"),
         (#"{"launcher": 3}"#, "launcher", "expected a string, found a number"),
-        (#"{"lancher": "Home"}"#, "lancher", "unknown key 'lancher'; expected one of applications, autoStartGroups, launcher, services"),
+        (#"{"lancher": "Home"}"#, "lancher", "unknown key 'lancher'; expected one of Applications, Launcher, Services, ServicesMap, applications, autoStartGroups, launcher, services"),
         (#"{"launcher": "Home"}"#, "launcher", "'Home' is not among the applications"),
         (#"{"applications": {}}"#, "applications", "expected an array, found an object"),
         (#"{"applications": [{"delegate": "HomeDelegate"}]}"#, "applications[0].name", "the required key 'name' is missing"),
         (#"{"applications": [{"name": "", "delegate": "D"}]}"#, "applications[0].name", "must not be empty"),
-        (#"{"applications": [{"name": "A", "delegate": "D", "mode": 1}]}"#, "applications[0].mode", "unknown key 'mode'; expected one of delegate, name"),
+        (#"{"applications": [{"name": "A", "delegate": "D", "mode": 1}]}"#, "applications[0].mode", "unknown key 'mode'; expected one of delegate, description, entry, icon, name, title"),
         (#"{"applications": [{"name": "A", "delegate": "D"}, {"name": "A", "delegate": "E"}]}"#, "applications[1].name", "the application 'A' is listed twice"),
         (#"{"services": [{"name": "s"}]}"#, "services[0].class", "the required key 'class' is missing"),
-        (#"{"services": [{"name": "s", "class": "C", "lazyLoading": "yes"}]}"#, "services[0].lazyLoading", "expected true or false, found a string"),
+        (#"{"services": [{"name": "s", "class": "C", "lazyLoading": "yes"}]}"#, "services[0].lazyLoading", "expected true or false, found the string 'yes'"),
         (#"{"services": [{"name": "s", "class": "C", "lazyLoading": 1}]}"#, "services[0].lazyLoading", "expected true or false, found a number"),
         (#"{"services": [{"name": "s", "class": "C", "dependencies": [null]}]}"#, "services[0].dependencies[0]", "expected a string, found null"),
         (#"{"services": [{"name": "s", "class": "C"}, {"name": "s", "class": "C"}]}"#, "services[1].name", "the service 's' is listed twice"),
@@ -125,8 +125,8 @@ final class ManifestTests {
         let lazy = Self.complete.replacingOccurrences(of: #""lazyLoading": true"#, with: #""lazyLoading": "yes""#)
         let error = #expect(throws: ConfigError.self) { try RuntimeManifest(contentsOf: try write(lazy)) }
         #expect(error == ConfigError(code: .wrongType, file: "MobileRuntime.json", keyPath: "services[2].lazyLoading", line: 8, column: 60,
-                                     reason: "expected true or false, found a string"))
-        #expect(error?.description == "MobileRuntime.json:8:60: services[2].lazyLoading: expected true or false, found a string")
+                                     reason: "expected true or false, found the string 'yes'"))
+        #expect(error?.description == "MobileRuntime.json:8:60: services[2].lazyLoading: expected true or false, found the string 'yes'")
         let trailingComma = Self.complete.replacingOccurrences(of: #""dependencies": ["session"], "optional": true }"#,
                                                                with: #""dependencies": ["session"], "optional": true },"#)
         let malformed = #expect(throws: ConfigError.self) { try RuntimeManifest(contentsOf: try write(trailingComma)) }
@@ -159,7 +159,7 @@ final class ManifestTests {
         let error = #expect(throws: ConfigError.self) { try RuntimeManifest(contentsOf: try write(typo)) }
         #expect(error?.code == .unknownKey)
         #expect(error?.keyPath == "services[1].lazyLoad")
-        #expect(error?.reason == "unknown key 'lazyLoad'; expected one of class, dependencies, lazyLoading, name, optional")
+        #expect(error?.reason == "unknown key 'lazyLoad'; expected one of class, dependencies, lazyLoading, name, optional, welcomPageAfterLoading")
         #expect(error?.line == 7)
     }
 

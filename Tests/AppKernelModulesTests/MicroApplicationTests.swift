@@ -11,6 +11,7 @@ import AppKernelTesting
     var shouldTerminate = true
     var allowsMultiple = false
     var launchModeOverride: LaunchMode?
+    var startsWithoutAnimation = false
 
     init(name: String, trace: CallLog) {
         self.name = name
@@ -45,6 +46,7 @@ import AppKernelTesting
     }
     func applicationAllowsMultipleInstances(_ application: MicroApplication) -> Bool { allowsMultiple }
     func application(_ application: MicroApplication, overrideLaunchMode mode: LaunchMode) -> LaunchMode? { launchModeOverride }
+    func applicationStartsWithoutAnimation(_ application: MicroApplication) -> Bool { startsWithoutAnimation }
     func applicationDidReceiveMemoryWarning(_ application: MicroApplication) { log("memoryWarning") }
 }
 

@@ -215,7 +215,7 @@ struct ServiceRegistryTests {
         #expect(context.application.diagnostics.map(\.description) == ["[moduleRefused] services: a service named 'push' is already registered"])
         #expect(context.findService(named: "push") == nil, "not started yet")
         #expect(context.findService(named: "nope") == nil)
-        context.unregisterService(named: "push")
+        context.unregisterService(forName: "push")
         #expect(context.services.registeredNames.isEmpty)
     }
 }
