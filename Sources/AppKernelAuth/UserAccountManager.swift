@@ -15,7 +15,8 @@ public enum LogoutReason: String, Sendable, Hashable, CaseIterable {
 
 /// What the account manager tells its observers, in the order it happens.
 public enum AccountEvent: Sendable, Hashable {
-    /// An account was added (a login).
+    /// An account was added (a login); the current user is already set (the Mobile SDK's
+    /// `DidLogIn`, posted last).
     case didLogin(UserAccountIdentity)
     /// The current user is about to change.
     case willSwitch(from: UserAccountIdentity?, to: UserAccountIdentity?)
@@ -103,14 +104,22 @@ public final class UserAccountManager {
         return account
     }
 
-    /// Adds (or replaces) an account obtained elsewhere, and stores it.
+    /// Adds (or replaces) an account obtained elsewhere, and stores it — in the Mobile SDK's
+    /// order: the account is stored; the first user becomes current without a switch (nobody
+    /// was current: there is nothing to switch from), a later one with `makeCurrent` through
+    /// willSwitch → didSwitch; `didLogin` comes last, when the current user is already set.
     public func add(_ account: UserAccount, makeCurrent: Bool = true) throws(CredentialStoreError) {
         try store.save(account)
         allAccounts.removeAll { $0.identity == account.identity }
         allAccounts.append(account)
         allAccounts.sort { ($0.identity.orgID, $0.identity.userID) < ($1.identity.orgID, $1.identity.userID) }
+        if currentIdentity == nil {
+            try store.saveCurrentUser(account.identity)
+            currentIdentity = account.identity
+        } else if makeCurrent {
+            try switchTo(account.identity)
+        }
         notify(.didLogin(account.identity))
-        if makeCurrent || currentIdentity == nil { try switchTo(account.identity) }
     }
 
     // MARK: Switch

@@ -82,8 +82,13 @@ extension SDKManager {
         userChangeObservers.add(handler)
     }
 
-    func notifyUserChange(_ change: UserChange) {
+    /// Tells the user-change observers, then rebuilds the root for the new user unless one of
+    /// them did (see ``setupRootController()``): exactly one rebuild per change.
+    func deliverUserChange(_ change: UserChange, rebuildingRoot: Bool) {
+        userChangeRebuildPending = rebuildingRoot
+        defer { userChangeRebuildPending = nil }
         userChangeObservers.notify(change)
+        if userChangeRebuildPending == true { try? setupRootController() }
     }
 
     // MARK: Account events
@@ -102,8 +107,7 @@ extension SDKManager {
             loggingOutCurrentUser = nil
             currentUserLoggedOut(identity)
         case .didSwitch(let from?, let to?):
-            notifyUserChange(UserChange(kind: .switched, from: from, to: to))
-            try? setupRootController()
+            deliverUserChange(UserChange(kind: .switched, from: from, to: to), rebuildingRoot: true)
         default:
             break
         }
@@ -116,11 +120,10 @@ extension SDKManager {
     private func currentUserLoggedOut(_ identity: UserAccountIdentity) {
         if let next = accountManager?.allAccounts.first {
             try? accountManager?.switchTo(next.identity)
-            notifyUserChange(UserChange(kind: .loggedOut, from: identity, to: next.identity))
-            try? setupRootController()
+            deliverUserChange(UserChange(kind: .loggedOut, from: identity, to: next.identity), rebuildingRoot: true)
             return
         }
-        notifyUserChange(UserChange(kind: .loggedOut, from: identity, to: nil))
+        deliverUserChange(UserChange(kind: .loggedOut, from: identity, to: nil), rebuildingRoot: false)
         rootController = nil
         if let window { window.rootController = PlaceholderController(message: "Logging in…") }
         // During a launch (too many wrong passcodes), the launch's own auth phase comes next.

@@ -104,6 +104,10 @@ open class SDKManager {
     /// The blocks of `registerBlock(forCurrentUserChangeNotifications:)`, kept for the manager's lifetime.
     var permanentObservations: [ListenerToken] = []
     var loggingOutCurrentUser: UserAccountIdentity?
+    /// While a user change is delivered: `true` while its rebuild of the root is due — the first
+    /// ``setupRootController()`` of the change, by a user-change block or by the manager, does
+    /// it; `false` once done, or when none is due (nobody is current: the next login rebuilds).
+    var userChangeRebuildPending: Bool?
     var loginTask: Task<UserAccount, any Error>?
     var backgroundedAt: Duration?
     private let fallbackClockStart = ContinuousClock.now
@@ -301,8 +305,15 @@ open class SDKManager {
 
     /// ``LaunchPhase/rootController``: sets up the user's stores and syncs from the default
     /// config files, then installs the app's root controller in the window, replacing the
-    /// placeholder.
+    /// placeholder. After a change of the current user it runs once, whether a user-change block
+    /// calls it (as the template's `resetViewState { setupRootViewController() }` does) or the
+    /// manager does when no block did; an override must call `super` for this to hold.
     open func setupRootController() throws {
+        // Once per user change, whoever asks (the template's user-change block asks too).
+        if let pending = userChangeRebuildPending {
+            guard pending else { return }
+            userChangeRebuildPending = false
+        }
         try setupUserStoreFromDefaultConfig()
         try setupUserSyncsFromDefaultConfig()
         if let factory = rootControllerFactory {

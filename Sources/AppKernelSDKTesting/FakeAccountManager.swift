@@ -54,16 +54,20 @@ public final class FakeAccountManager: AccountManaging {
         if current { currentIdentity = Self.account(user).identity }
     }
 
-    /// Counts the login, yields once, then logs in as the next user of ``loginQueue`` and
-    /// switches to them — or throws the queued error.
+    /// Counts the login, yields once, then logs in as the next user of ``loginQueue`` — or
+    /// throws the queued error. Events in ``UserAccountManager``'s order: the first user becomes
+    /// current without a switch, a later one (with `makeCurrent`) through willSwitch → didSwitch;
+    /// then `didLogin`.
     public func logIn(config: OAuthConfig, flow: AuthorizationRequest.Flow, loginHint: String?, makeCurrent: Bool) async throws -> UserAccount {
         loginCount += 1
         logins.append(config)
         await Task.yield()
         guard !loginQueue.isEmpty else { throw OAuthError.serverError(code: "access_denied", description: "no scripted login") }
         let user = try loginQueue.removeFirst().get()
+        let identity = Self.account(user).identity
         add(user, current: false)
-        try switchTo(Self.account(user).identity)
+        if currentIdentity == nil { currentIdentity = identity } else if makeCurrent { try switchTo(identity) }
+        deliver(.didLogin(identity))
         return Self.account(user)
     }
 

@@ -33,8 +33,26 @@ struct UserAccountManagerTests {
             #expect(manager.accounts(inOrg: "00DACME00000001").map(\.identity) == [ada, bob])
             #expect(manager.currentIdentity == ada)
             #expect(manager.currentAccount?.userIdentity?.displayName == "Ada Lovelace")
-            #expect(events == [.didLogin(ada), .willSwitch(from: nil, to: ada), .didSwitch(from: nil, to: ada),
-                               .didLogin(bob), .didLogin(cy)])
+            // The Mobile SDK's order: the first user becomes current with no switch, then DidLogIn.
+            #expect(events == [.didLogin(ada), .didLogin(bob), .didLogin(cy)])
+            withExtendedLifetime(observation) {}
+        }
+    }
+
+    @Test func aLaterUserLoggingInAsCurrentSwitchesThenSaysDidLoginLast() async throws {
+        // The Mobile SDK's switchToNewUserAccount: the account is stored, WillSwitch → current
+        // set → DidSwitch, and DidLogIn last.
+        try await withManager { manager, config, _ in
+            try await manager.logIn(config: config, flow: .webServer, loginHint: "ada@acme.com")
+            var events: [AccountEvent] = []
+            var currentAtDidLogin: UserAccountIdentity?
+            let observation = manager.observe { event in
+                events.append(event)
+                if case .didLogin = event { currentAtDidLogin = manager.currentIdentity }
+            }
+            try await manager.logIn(config: config, flow: .webServer, loginHint: "bob@acme.com")
+            #expect(events == [.willSwitch(from: ada, to: bob), .didSwitch(from: ada, to: bob), .didLogin(bob)])
+            #expect(currentAtDidLogin == bob, "DidLogIn comes when the new user is current")
             withExtendedLifetime(observation) {}
         }
     }

@@ -213,6 +213,53 @@ struct UserChangeTests {
         withExtendedLifetime(observation) {}
     }
 
+    /// The template's scene delegate registers `resetViewState { setupRootViewController() }` for
+    /// user changes; ported, the block calls `setupRootController()`. Either way the root (and the
+    /// user's stores and syncs) is built once per change — the Mobile SDK runs its block twice
+    /// when a logout leaves exactly one user.
+    @Test(arguments: [true, false])
+    func theRootIsRebuiltOncePerUserChangeWhetherTheBlockRebuildsItOrNot(blockRebuilds: Bool) async throws {
+        let manager = try await launched(users: ["005A", "005B", "005C"])
+        var builds: [String?] = []
+        manager.rootControllerFactory = { account in
+            builds.append(account?.identity.userID)
+            return AccountsController(user: account?.identity.userID)
+        }
+        var blockCalls = 0
+        manager.registerBlock(forCurrentUserChangeNotifications: {
+            blockCalls += 1
+            if blockRebuilds { try? manager.setupRootController() }
+        })
+        // A second block doing the same still builds once.
+        manager.registerBlock(forCurrentUserChangeNotifications: { if blockRebuilds { try? manager.setupRootController() } })
+        try accounts.switchTo(FakeAccountManager.account("005B").identity)
+        #expect(builds == ["005B"])
+        #expect(blockCalls == 1)
+        // A logout leaving two users, then one leaving exactly one: once each.
+        await accounts.logout(FakeAccountManager.account("005B").identity, reason: .userInitiated)
+        #expect(builds == ["005B", "005A"])
+        await accounts.logout(FakeAccountManager.account("005A").identity, reason: .userInitiated)
+        #expect(builds == ["005B", "005A", "005C"])
+        #expect(blockCalls == 3)
+        // Outside a user change, a call rebuilds as asked.
+        try manager.setupRootController()
+        #expect(builds == ["005B", "005A", "005C", "005C"])
+    }
+
+    @Test func theUserChangeBlockRunsOnSwitchAndLogoutButNotOnLoginOrRefresh() async throws {
+        // AuthHelper's current-user-change block listens to DidLogout and DidSwitch only.
+        let manager = try await launched(users: ["005A"])
+        var kinds: [UserChange.Kind] = []
+        let observation = manager.addCurrentUserChangeObserver { kinds.append($0.kind) }
+        accounts.loginQueue = [.success("005B")]
+        _ = try await accounts.logIn(config: authConfig.oauthConfig, flow: .webServer, loginHint: nil, makeCurrent: false)
+        #expect(kinds.isEmpty, "a user added without becoming current changes nobody")
+        try accounts.switchTo(FakeAccountManager.account("005B").identity)
+        await accounts.logout(FakeAccountManager.account("005B").identity, reason: .userInitiated)
+        #expect(kinds == [.switched, .loggedOut])
+        withExtendedLifetime(observation) {}
+    }
+
     @Test func aDroppedObservationHearsNothingAndLeaksNothing() async throws {
         let manager = try await launched(users: ["005A", "005B"])
         var calls = 0

@@ -9,7 +9,7 @@ struct ModularAppTests {
     @Test func theWholeTimelineOfTheModularApp() async throws {
         let child = try await runExample("ModularApp")
         #expect(child.lines == [
-            "[t=    0 ms] boot phases: loadModules → loadFeatureFlags → setupWindow → startNonLazyServices → startAutoStartServiceGroups → showWindow → startLauncher",
+            "[t=    0 ms] boot phases: loadModules → loadFeatureFlags → setupWindow → startRunOnceServices → startNonLazyServices → startAutoStartServiceGroups → showWindow → startLauncher",
             "[t=    0 ms] framework: before didFinishLaunching",
             "[t=    0 ms] framework: handle didFinishLaunching → continue",
             "[t=    0 ms] delegate: didFinishLaunching",
