@@ -77,11 +77,12 @@ struct RestErrorTests {
         if case .apiFailed(let response?, nil, _)? = error { #expect(response.status == 400) } else { Issue.record("\(String(describing: error))") }
     }
 
-    @Test func aBodyThatIsNotAnErrorArrayFallsBack() async {
+    @Test func aBodyThatIsNotAnErrorArrayIsSurfacedAfterTheFallback() async {
         let client = RestClient(credentials: credentials(), transport: InProcessTransport { _ in HTTPResponse(status: 500, body: Data("oops".utf8)) })
         let error = await #expect(throws: RestClientError.self) { _ = try await client.send(request: client.requestForLimits(apiVersion: nil)) }
         #expect(error?.serverErrors.isEmpty == true)
-        #expect(error?.userFacingMessage(fallback: "Failed to delete item") == "Failed to delete item")
+        #expect(error?.userFacingMessage(fallback: "Failed to delete item") == "Failed to delete item (HTTP 500: oops)")
+        #expect(error?.description == "the REST call failed with HTTP 500: oops")
         let alias = RestClientError.apiInvocationFailed(response: nil, underlyingError: nil, urlResponse: nil)
         if case .apiFailed = alias {} else { Issue.record("the alias builds apiFailed") }
     }
