@@ -150,16 +150,12 @@ extension EmbeddedOrg {
     /// Deletes a record: 204, or 400 `DELETE_FAILED` while live records point at it.
     private func delete(_ id: String, _ state: inout State) throws(Refusal) -> HTTPResponse {
         guard let record = state.records[id] else { throw Refusal.notFound }
-        let children = state.order.compactMap { childID -> (String, Record)? in
-            guard let child = state.records[childID], !child.isDeleted,
-                  child.fields["ContactId"]?.stringValue == id || child.fields["AccountId"]?.stringValue == id else { return nil }
-            return (childID, child)
-        }
-        if let (_, first) = children.first {
+        let children = Self.children(of: id, state)
+        if let first = children.first {
             let name = record.fields["Name"]?.stringValue ?? id
-            let kind = first.type == "Case" ? "cases" : "contacts"
+            let kind = Self.object(first.type)?.labelPlural.lowercased() ?? first.type
             throw Refusal(400, "DELETE_FAILED",
-                          "Your attempt to delete \(name) could not be completed because it is associated with the following \(kind).: \(children.map(\.0).joined(separator: ", "))",
+                          "Your attempt to delete \(name) could not be completed because it is associated with the following \(kind).: \(children.compactMap { $0.fields["Id"]?.stringValue }.joined(separator: ", "))",
                           fields: [])
         }
         state.records[id]?.isDeleted = true

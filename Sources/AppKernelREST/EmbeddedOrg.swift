@@ -224,8 +224,15 @@ public final class EmbeddedOrg: HTTPTransport, Sendable {
 
     /// Whether other live records refer to the record (cases of a contact, contacts of an account).
     public func hasChildren(recordID: String) -> Bool {
-        state.withLock { state in
-            state.records.values.contains { !$0.isDeleted && ($0.fields["ContactId"]?.stringValue == recordID || $0.fields["AccountId"]?.stringValue == recordID) }
+        state.withLock { state in !Self.children(of: recordID, state).isEmpty }
+    }
+
+    /// The live records whose lookups point at `id`, in insertion order.
+    static func children(of id: String, _ state: State) -> [Record] {
+        state.order.compactMap { childID in
+            guard let child = state.records[childID], !child.isDeleted, let type = object(child.type),
+                  type.fields.contains(where: { $0.referenceTo != nil && child.fields[$0.name]?.stringValue == id }) else { return nil }
+            return child
         }
     }
 

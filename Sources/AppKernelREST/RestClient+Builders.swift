@@ -68,11 +68,14 @@ extension RestClient {
         data(apiVersion, .patch, "/sobjects/\(Self.encode(objectType))/\(Self.encode(objectId))", body: Self.json(fields))
     }
 
-    /// `PATCH …/sobjects/<type>/<external id field>/<external id>` with the fields as JSON.
+    /// `PATCH …/sobjects/<type>/<external id field>/<external id>` with the fields as JSON; with
+    /// an empty `externalId`, `POST …/sobjects/<type>/<external id field>` (the Mobile SDK's form
+    /// for upserting on `Id` with no id yet: a create).
     public func requestForUpsert(withObjectType objectType: String, externalIdField: String, externalId: String,
                                  fields: [String: JSONValue], apiVersion: String?) -> RestRequest {
-        data(apiVersion, .patch, "/sobjects/\(Self.encode(objectType))/\(Self.encode(externalIdField))/\(Self.encode(externalId))",
-             body: Self.json(fields))
+        let path = "/sobjects/\(Self.encode(objectType))/\(Self.encode(externalIdField))"
+        guard !externalId.isEmpty else { return data(apiVersion, .post, path, body: Self.json(fields)) }
+        return data(apiVersion, .patch, path + "/\(Self.encode(externalId))", body: Self.json(fields))
     }
 
     /// `GET …/sobjects/<type>/<external id field>/<external id>?fields=a,b`: the record whose

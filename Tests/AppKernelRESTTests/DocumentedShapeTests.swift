@@ -171,6 +171,14 @@ struct DocumentedShapeTests {
         let old = try await client.send(request: upsert("INI-1", ["Industry": "Energy"], "v45.0"))
         #expect(old.status == 204, "before v46.0 an update answers 204")
         #expect(old.data.isEmpty)
+        let onID = try await client.send(request: client.requestForUpsert(withObjectType: "Account", externalIdField: "Id", externalId: "",
+                                                                         fields: ["Name": "Hooli"], apiVersion: nil))
+        #expect(onID.status == 201, "upsert on Id with no id: a create")
+        #expect(try onID.asJSON()["created"] == true)
+        let byID = try await client.send(request: client.requestForUpsert(withObjectType: "Account", externalIdField: "Id", externalId: id,
+                                                                         fields: ["Name": "Initech Corp"], apiVersion: nil))
+        #expect(byID.status == 200, "upsert on Id with an id: an update")
+        #expect(org.record(withID: id)?["Name"] == "Initech Corp")
         let notExternal = await refusal(client, client.requestForUpsert(withObjectType: "Account", externalIdField: "Name", externalId: "Initech",
                                                                         fields: [:], apiVersion: nil))
         #expect(notExternal?.statusCode == 404)
@@ -406,3 +414,4 @@ struct ErrorBodyTests {
         #expect(entry == ServerError(message: "Required fields are missing: [Name]", errorCode: "REQUIRED_FIELD_MISSING", fields: ["Name"]))
     }
 }
+
