@@ -6,18 +6,27 @@ import Synchronization
 /// An in-process Salesforce org — the embedded default, the way a database library ships
 /// SQLite: the login module and the REST client run against it offline, through their real code.
 ///
-/// It answers as an ``HTTPTransport`` (pass it wherever a transport goes) and implements:
-/// authorize (auto-approves the user named by `login_hint`, or the first user; redirects with a
-/// fragment or a code), token (code + PKCE, refresh), revoke, identity, userinfo, versions,
-/// limits, query with the ``SOQLQuery`` subset and `nextRecordsUrl` paging, sObject create,
-/// retrieve, update, upsert, delete, describe and describe-global — with Salesforce's status
-/// codes and error bodies (401 `INVALID_SESSION_ID`, 404 `NOT_FOUND` / `ENTITY_IS_DELETED`,
-/// 400 `MALFORMED_QUERY` / `INVALID_FIELD` / `INVALID_TYPE` / `DELETE_FAILED`).
+/// It answers as an ``HTTPTransport`` (pass it wherever a transport goes) and implements, in
+/// the shapes Salesforce's REST API documents: authorize (auto-approves the user named by
+/// `login_hint`, or the first user; redirects with a fragment or a code), token (code + PKCE,
+/// refresh), revoke, the identity URL and userinfo (each with its own keys), versions (no token
+/// needed) and the resources of a version, limits; query and queryAll with the ``SOQLQuery``
+/// subset — parent fields nested under their relationship, child subqueries as nested query
+/// results, `nextRecordsUrl` paging, deleted records (`IsDeleted: true`) for queryAll only;
+/// search with the ``SOSLSearch`` subset and parameterizedSearch (`{"searchRecords": […]}`);
+/// sObject create, retrieve, update, delete, describe and describeGlobal; upsert, retrieve and
+/// delete by external id (300 with the matching records' URLs when several match). Errors are
+/// Salesforce's arrays and status codes (401 `INVALID_SESSION_ID`; 404 `NOT_FOUND` — also for a
+/// version written without its `v` — and `ENTITY_IS_DELETED`; 410 `GONE` for a retired version;
+/// 400 `MALFORMED_QUERY` / `MALFORMED_SEARCH` pointing at the row and column, `INVALID_FIELD`,
+/// `INVALID_TYPE`, `MALFORMED_ID`, `REQUIRED_FIELD_MISSING`, `DELETE_FAILED`; 405
+/// `METHOD_NOT_ALLOWED`). Every data answer carries `Sforce-Limit-Info`.
 ///
 /// ```swift
 /// let org = EmbeddedOrg.sample()                       // accounts, contacts (some with cases), two users
 /// let client = try await org.loggedInClient()           // a real login through LoginSession
-/// let page = try await client.send(request: client.request(forQuery: "SELECT Name FROM Contact", apiVersion: nil))
+/// let page = try await client.send(request: client.request(forQuery: "SELECT Name, Account.Name FROM Contact", apiVersion: nil))
+/// // records: [{"attributes": {…}, "Name": "Ada Lovelace", "Account": {"attributes": {…}, "Name": "Acme Corporation"}}, …]
 /// org.injectFault(.failNext(1, status: 503))            // faults for tests
 /// ```
 public final class EmbeddedOrg: HTTPTransport, Sendable {
@@ -49,6 +58,9 @@ public final class EmbeddedOrg: HTTPTransport, Sendable {
         case dropNext(Int)
         /// The next request is answered only after `delay` on the org's clock.
         case delayNext(Duration)
+        /// The next `count` data requests answer `status` with this body as it is (an HTML error
+        /// page, a body that is not Salesforce's error array) and this `Content-Type`.
+        case respondNext(Int, status: Int, contentType: String, body: String)
     }
 
     /// The connection dropped (an injected fault).
@@ -86,16 +98,14 @@ public final class EmbeddedOrg: HTTPTransport, Sendable {
         var cursors: [String: [JSONValue]] = [:]
         var faults: [Fault] = []
         var log: [String] = []
+        /// Data requests answered, for `Sforce-Limit-Info` and `/limits`.
+        var apiUsage = 0
     }
 
     let state = Mutex(State())
 
-    /// The object types, their id prefixes and fields.
-    static let schema: [String: (prefix: String, fields: [String])] = [
-        "Account": ("001", ["Id", "Name", "Industry"]),
-        "Contact": ("003", ["Id", "FirstName", "LastName", "Name", "Email", "Title", "AccountId", "External_Id__c"]),
-        "Case": ("500", ["Id", "Subject", "Status", "ContactId", "AccountId"]),
-    ]
+    /// The daily API request allowance `/limits` and `Sforce-Limit-Info` report.
+    static let dailyAPIRequests = 15000
 
     /// Creates an empty org.
     /// - Parameter baseURL: Its instance and login host; by default a host of its own
@@ -143,18 +153,23 @@ public final class EmbeddedOrg: HTTPTransport, Sendable {
     }
 
     static func insert(_ type: String, _ fields: [String: JSONValue], orgID: String, into state: inout State) -> String {
-        let prefix = schema[type]?.prefix ?? "a00"
+        let prefix = object(type)?.keyPrefix ?? "a00"
         let id = prefix + String(format: "%012d", state.nextNumber) + "AAA"
         state.nextNumber += 1
         var record = fields
         record["Id"] = .string(id)
-        if type == "Contact" {
-            let first = record["FirstName"]?.stringValue.map { $0 + " " } ?? ""
-            record["Name"] = .string(first + (record["LastName"]?.stringValue ?? ""))
-        }
-        state.records[id] = Record(type: type, orgID: orgID, fields: record)
+        state.records[id] = Record(type: type, orgID: orgID, fields: derivingFields(of: type, record))
         state.order.append(id)
         return id
+    }
+
+    /// The fields with those Salesforce computes filled in (a contact's `Name`).
+    static func derivingFields(of type: String, _ fields: [String: JSONValue]) -> [String: JSONValue] {
+        guard type == "Contact" else { return fields }
+        var fields = fields
+        let first = fields["FirstName"]?.stringValue.map { $0 + " " } ?? ""
+        fields["Name"] = .string(first + (fields["LastName"]?.stringValue ?? ""))
+        return fields
     }
 
     // MARK: Persistence
@@ -209,8 +224,15 @@ public final class EmbeddedOrg: HTTPTransport, Sendable {
 
     /// Whether other live records refer to the record (cases of a contact, contacts of an account).
     public func hasChildren(recordID: String) -> Bool {
-        state.withLock { state in
-            state.records.values.contains { !$0.isDeleted && ($0.fields["ContactId"]?.stringValue == recordID || $0.fields["AccountId"]?.stringValue == recordID) }
+        state.withLock { state in !Self.children(of: recordID, state).isEmpty }
+    }
+
+    /// The live records whose lookups point at `id`, in insertion order.
+    static func children(of id: String, _ state: State) -> [Record] {
+        state.order.compactMap { childID in
+            guard let child = state.records[childID], !child.isDeleted, let type = object(child.type),
+                  type.fields.contains(where: { $0.referenceTo != nil && child.fields[$0.name]?.stringValue == id }) else { return nil }
+            return child
         }
     }
 

@@ -25,15 +25,28 @@ public final class RestClient: Sendable {
     public let transport: any HTTPTransport
     private let tokens: TokenState
 
-    /// Creates a client.
+    /// Creates a client whose builders default to ``defaultAPIVersion``.
     /// - Parameters:
     ///   - credentials: The user's tokens and instance.
     ///   - transport: How requests are sent.
-    ///   - apiVersion: The default API version (`v62.0`).
     ///   - refresher: Gets fresh credentials after a 401; `nil` makes a 401 final.
-    public init(credentials: Credentials, transport: any HTTPTransport, apiVersion: String = RestClient.defaultAPIVersion,
-                refresher: (@Sendable (Credentials) async throws -> Credentials)? = nil) {
-        self.apiVersion = apiVersion
+    public init(credentials: Credentials, transport: any HTTPTransport, refresher: (@Sendable (Credentials) async throws -> Credentials)? = nil) {
+        self.apiVersion = Self.defaultAPIVersion
+        self.transport = transport
+        self.tokens = TokenState(credentials: credentials, refresher: refresher)
+    }
+
+    /// Creates a client whose builders default to `apiVersion`.
+    /// - Parameters:
+    ///   - credentials: The user's tokens and instance.
+    ///   - transport: How requests are sent.
+    ///   - apiVersion: The default API version, written as in paths: `v62.0`.
+    ///   - refresher: Gets fresh credentials after a 401; `nil` makes a 401 final.
+    /// - Throws: ``RestClientError/invalidAPIVersion(_:reason:)`` naming a malformed version
+    ///   (`60.0`, `v60`, `vabc`): a real org would answer every call with 404.
+    public init(credentials: Credentials, transport: any HTTPTransport, apiVersion: String,
+                refresher: (@Sendable (Credentials) async throws -> Credentials)? = nil) throws(RestClientError) {
+        self.apiVersion = try APIVersion(apiVersion).description
         self.transport = transport
         self.tokens = TokenState(credentials: credentials, refresher: refresher)
     }
@@ -87,9 +100,12 @@ public final class RestClient: Sendable {
     // MARK: Sending
 
     /// Sends a request.
-    /// - Throws: ``RestClientError``: `apiFailed` with the status and the server's errors for a
-    ///   non-2xx answer; `network` when no answer came; `cancelled`.
+    /// - Throws: ``RestClientError``: `apiFailed` with the status and the server's body (its
+    ///   error array decoded, whatever else summarised) for a non-2xx answer; `network` when no
+    ///   answer came; `cancelled`; `invalidAPIVersion`, before anything is sent, for a request a
+    ///   builder made with a malformed version.
     public func send(request: RestRequest) async throws(RestClientError) -> RestResponse {
+        if let version = request.malformedAPIVersion { _ = try APIVersion(version) }
         let first = await tokens.credentials
         let response = try await transmit(request, with: first)
         guard Self.needsRefresh(response) else { return try Self.result(response, for: request) }

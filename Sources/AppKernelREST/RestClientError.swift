@@ -1,7 +1,9 @@
+import AppKernelCore
 import AppKernelAuth
 import Foundation
 
-/// One entry of Salesforce's error array: `[{"message", "errorCode", "fields"}]`.
+/// One entry of Salesforce's error array: `[{"message", "errorCode", "fields"}]` (per-record
+/// results of collections name the code `statusCode`; it is read the same).
 public struct ServerError: Sendable, Hashable, Decodable {
     /// The human-readable message.
     public var message: String
@@ -17,13 +19,13 @@ public struct ServerError: Sendable, Hashable, Decodable {
         self.fields = fields
     }
 
-    private enum CodingKeys: String, CodingKey { case message, errorCode, fields }
+    private enum CodingKeys: String, CodingKey { case message, errorCode, statusCode, fields }
 
-    /// Decodes an entry; `fields` may be absent.
+    /// Decodes an entry; `fields` may be absent, the code may be named `statusCode`.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         message = try container.decode(String.self, forKey: .message)
-        errorCode = try container.decode(String.self, forKey: .errorCode)
+        errorCode = try container.decodeIfPresent(String.self, forKey: .errorCode) ?? container.decode(String.self, forKey: .statusCode)
         fields = try container.decodeIfPresent([String].self, forKey: .fields) ?? []
     }
 }
@@ -45,6 +47,9 @@ public enum RestClientError: Error, Sendable, CustomStringConvertible {
     case network(underlyingError: any Error)
     /// The call was cancelled.
     case cancelled
+    /// An API version is not written `v<major>.<minor>` (`60.0`, `v60`, `vabc`); `reason` says
+    /// what is wrong. Raised when a client is made, or before a request is sent.
+    case invalidAPIVersion(String, reason: String)
 
     /// The seed tutorial's older name for ``apiFailed(response:underlyingError:urlResponse:)``.
     public static func apiInvocationFailed(response: RestResponse?, underlyingError: (any Error)?, urlResponse: HTTPResponse?) -> RestClientError {
@@ -63,19 +68,60 @@ public enum RestClientError: Error, Sendable, CustomStringConvertible {
         return (try? JSONDecoder().decode([ServerError].self, from: urlResponse.body)) ?? []
     }
 
-    /// What to tell the user: the server's first message, else `fallback` (the seed's "Failed to
-    /// delete item").
-    public func userFacingMessage(fallback: String) -> String {
-        serverErrors.first?.message ?? fallback
+    /// A failed call's body as text, whatever it is (`nil` when there was no answer or no body).
+    public var responseBody: String? {
+        guard case .apiFailed(_, _, let urlResponse?) = self, !urlResponse.body.isEmpty else { return nil }
+        return urlResponse.text
     }
 
-    /// What failed, with the server's code and message where there is one.
+    /// The records an external id matched when an upsert (or a retrieve or delete by external
+    /// id) answered 300: their URLs (`/services/data/v62.0/sobjects/Account/001…`).
+    public var matchingRecordURLs: [String] {
+        guard case .apiFailed(_, _, let urlResponse?) = self, urlResponse.status == 300 else { return [] }
+        return (try? JSONDecoder().decode([String].self, from: urlResponse.body)) ?? []
+    }
+
+    /// The body in a line of at most `limit` characters: the error array's `CODE: message`
+    /// entries; for a 300, the records that matched; an OAuth `error: description`; an HTML
+    /// page's title and text without tags; any other text with its white space collapsed.
+    /// `nil` when there is no body.
+    public func bodySummary(limit: Int = 300) -> String? {
+        guard case .apiFailed(_, _, let urlResponse?) = self, let body = responseBody else { return nil }
+        let errors = serverErrors
+        let summary: String
+        if !errors.isEmpty {
+            summary = errors.map { "\($0.errorCode): \($0.message)" }.joined(separator: "; ")
+        } else if urlResponse.status == 300, !matchingRecordURLs.isEmpty {
+            summary = "more than one record matches: " + matchingRecordURLs.joined(separator: ", ")
+        } else if let object = try? JSONValue(jsonData: urlResponse.body), let code = object["error"]?.stringValue {
+            summary = code + (object["error_description"]?.stringValue.map { ": " + $0 } ?? "")
+        } else if urlResponse.headers["content-type"]?.contains("html") == true || body.drop(while: \.isWhitespace).first == "<" {
+            summary = Self.text(ofHTML: body)
+        } else {
+            summary = body
+        }
+        return Self.truncated(Self.collapsed(summary), to: limit)
+    }
+
+    /// What to tell the user: the server's first message; else, when the body says something,
+    /// `fallback` followed by the status and the body's summary (`Failed to delete item (HTTP 500:
+    /// Service Unavailable …)`); else `fallback` (the seed's "Failed to delete item").
+    public func userFacingMessage(fallback: String) -> String {
+        if let message = serverErrors.first?.message { return message }
+        if let status = statusCode, let summary = bodySummary(limit: 160), !summary.isEmpty {
+            return "\(fallback) (HTTP \(status): \(summary))"
+        }
+        return fallback
+    }
+
+    /// What failed, with the server's code and message where there is one, else a summary of
+    /// whatever body came back.
     public var description: String {
         switch self {
         case .apiFailed(_, let underlying, let urlResponse):
             if let urlResponse {
-                let server = serverErrors.first.map { " \($0.errorCode): \($0.message)" } ?? ""
-                return "the REST call failed with HTTP \(urlResponse.status)\(server)"
+                if let first = serverErrors.first { return "the REST call failed with HTTP \(urlResponse.status) \(first.errorCode): \(first.message)" }
+                return "the REST call failed with HTTP \(urlResponse.status)" + (bodySummary(limit: 500).map { ": " + $0 } ?? "")
             }
             return "the REST call failed: \(underlying.map { "\($0)" } ?? "no response")"
         case .apiResponseIsEmpty: return "the REST response has no body"
@@ -84,6 +130,45 @@ public enum RestClientError: Error, Sendable, CustomStringConvertible {
         case .invalidRequest(let reason): return "the REST request is invalid: \(reason)"
         case .network(let error): return "the REST call got no answer: \(error)"
         case .cancelled: return "the REST call was cancelled"
+        case .invalidAPIVersion(let version, let reason): return "the API version \"\(version)\" is malformed: \(reason)"
         }
+    }
+
+    // MARK: Summaries
+
+    /// An HTML page's title, then its text: tags, scripts and styles removed, common entities decoded.
+    private static func text(ofHTML html: String) -> String {
+        var text = html
+        for element in ["script", "style", "head"] {
+            while let open = text.range(of: "<\(element)", options: .caseInsensitive),
+                  let close = text.range(of: "</\(element)>", options: .caseInsensitive, range: open.upperBound..<text.endIndex) {
+                text.removeSubrange(open.lowerBound..<close.upperBound)
+            }
+        }
+        var stripped = ""
+        var inTag = false
+        for character in text {
+            if character == "<" { inTag = true; stripped.append(" ") } else if character == ">" { inTag = false } else if !inTag { stripped.append(character) }
+        }
+        for (entity, character) in [("&nbsp;", " "), ("&lt;", "<"), ("&gt;", ">"), ("&quot;", "\""), ("&#39;", "'"), ("&amp;", "&")] {
+            stripped = stripped.replacingOccurrences(of: entity, with: character)
+        }
+        let title = html.range(of: "<title>", options: .caseInsensitive).flatMap { open in
+            html.range(of: "</title>", options: .caseInsensitive, range: open.upperBound..<html.endIndex).map { String(html[open.upperBound..<$0.lowerBound]) }
+        }.map(collapsed) ?? ""
+        let body = collapsed(stripped)
+        return title.isEmpty || body.hasPrefix(title) ? body : body.isEmpty ? title : "\(title) — \(body)"
+    }
+
+    private static func collapsed(_ text: String) -> String {
+        text.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+    }
+
+    /// At most `limit` characters, cut at a word where one is near, with "…".
+    private static func truncated(_ text: String, to limit: Int) -> String {
+        guard text.count > limit, limit > 1 else { return text }
+        var cut = String(text.prefix(limit - 1))
+        if let space = cut.lastIndex(of: " "), cut.distance(from: space, to: cut.endIndex) < 20 { cut = String(cut[..<space]) }
+        return cut + "…"
     }
 }

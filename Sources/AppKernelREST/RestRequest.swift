@@ -33,6 +33,9 @@ public struct RestRequest: Sendable, Hashable, Identifiable {
     public var headers: [String: String]
     /// The JSON body.
     public var body: Data?
+    /// The API version a builder was given when it is malformed: ``RestClient/send(request:)``
+    /// refuses the request with ``RestClientError/invalidAPIVersion(_:reason:)`` before sending.
+    var malformedAPIVersion: String?
 
     /// A query parameter.
     public struct QueryParameter: Sendable, Hashable {

@@ -63,8 +63,8 @@ extension JSONValue {
         }
     }
 
-    /// Compact JSON data with sorted keys.
+    /// Compact JSON data with sorted keys, slashes left as they are (as Salesforce writes URLs).
     public func jsonData() -> Data {
-        (try? JSONSerialization.data(withJSONObject: foundationObject, options: [.sortedKeys, .fragmentsAllowed])) ?? Data("null".utf8)
+        (try? JSONSerialization.data(withJSONObject: foundationObject, options: [.sortedKeys, .fragmentsAllowed, .withoutEscapingSlashes])) ?? Data("null".utf8)
     }
 }

@@ -55,4 +55,49 @@ struct RESTLoopbackTests {
             #expect(malformed?.serverErrors.first?.errorCode == "MALFORMED_QUERY")
         }
     }
+
+    @Test func anUpsertMatchingSeveralRecordsSurfacesTheir300URLList() async throws {
+        try await withServer { _, client in
+            let error = await #expect(throws: RestClientError.self) {
+                _ = try await client.send(request: client.requestForUpsert(withObjectType: "Account", externalIdField: "External_Id__c",
+                                                                          externalId: "DUP", fields: ["Name": "Acme"], apiVersion: nil))
+            }
+            #expect(error?.statusCode == 300, "URLSession hands the 300 over: no Location, nothing to follow")
+            #expect(error?.matchingRecordURLs == ["/services/data/v62.0/sobjects/Account/001000000000001AAA",
+                                                  "/services/data/v62.0/sobjects/Account/001000000000002AAA"])
+            #expect(error?.userFacingMessage(fallback: "Could not save")
+                == "Could not save (HTTP 300: more than one record matches: /services/data/v62.0/sobjects/Account/001000000000001AAA, /services/data/v62.0/sobjects/Account/001000000000002AAA)")
+            let created = try await client.send(request: client.requestForUpsert(withObjectType: "Account", externalIdField: "External_Id__c",
+                                                                                externalId: "NEW", fields: ["Name": "Acme"], apiVersion: nil))
+            #expect(created.status == 201)
+        }
+    }
+
+    @Test func anHTMLErrorPageOverHTTPReachesTheMessage() async throws {
+        try await withServer { _, client in
+            let error = await #expect(throws: RestClientError.self) {
+                _ = try await client.send(request: client.requestForDescribe(withObjectType: "Account", apiVersion: nil))
+            }
+            #expect(error?.statusCode == 500)
+            #expect(error?.responseBody?.hasPrefix("<html>") == true)
+            #expect(error?.userFacingMessage(fallback: "Failed to load")
+                == "Failed to load (HTTP 500: Service Unavailable — Down for maintenance We'll be back at 10:00 & sooner.)")
+            #expect(error?.description == "the REST call failed with HTTP 500: Service Unavailable — Down for maintenance We'll be back at 10:00 & sooner.")
+        }
+    }
+
+    @Test func aVersionWithoutItsVIsRefusedBeforeTheNetworkAndA404ByTheServer() async throws {
+        try await withServer { _, client in
+            let refused = await #expect(throws: RestClientError.self) {
+                _ = try await client.send(request: client.requestForLimits(apiVersion: "62.0"))
+            }
+            guard case .invalidAPIVersion("62.0", _)? = refused else { Issue.record("\(String(describing: refused))"); return }
+            let error = await #expect(throws: RestClientError.self) {
+                _ = try await client.send(request: client.request(method: .get, path: "/services/data/62.0/limits"))
+            }
+            #expect(error?.statusCode == 404)
+            #expect(error?.serverErrors == [ServerError(message: "The requested resource does not exist", errorCode: "NOT_FOUND")])
+            #expect(error?.userFacingMessage(fallback: "Failed") == "The requested resource does not exist")
+        }
+    }
 }

@@ -37,6 +37,12 @@ struct RequestBuilderTests {
              #"PATCH \#(base)/sobjects/Contact/003A {"Title":"Countess"}"#),
             (client.requestForUpsert(withObjectType: "Account", externalIdField: "Ext__c", externalId: "A/1", fields: ["Name": "Acme"], apiVersion: nil),
              #"PATCH \#(base)/sobjects/Account/Ext__c/A%2F1 {"Name":"Acme"}"#),
+            (client.requestForUpsert(withObjectType: "Account", externalIdField: "Id", externalId: "", fields: ["Name": "Acme"], apiVersion: nil),
+             #"POST \#(base)/sobjects/Account/Id {"Name":"Acme"}"#),
+            (client.requestForRetrieve(withObjectType: "Account", externalIdField: "Ext__c", externalId: "A/1", fieldList: ["Name"], apiVersion: nil),
+             "GET \(base)/sobjects/Account/Ext__c/A%2F1?fields=Name"),
+            (client.requestForParameterizedSearch("Acme Inc", objectTypes: ["Account": ["Id", "Name"], "Contact": []], limitPerType: 5, apiVersion: nil),
+             "GET \(base)/parameterizedSearch?q=Acme%20Inc&sobject=Account&Account.fields=Id%2CName&sobject=Contact&defaultLimit=5"),
             (client.requestForDelete(withObjectType: "Contact", objectId: "003A", apiVersion: nil), "DELETE \(base)/sobjects/Contact/003A"),
             (client.requestForDescribe(withObjectType: "Account", apiVersion: nil), "GET \(base)/sobjects/Account/describe"),
             (client.requestForDescribeGlobal(apiVersion: nil), "GET \(base)/sobjects"),
@@ -77,11 +83,12 @@ struct RestErrorTests {
         if case .apiFailed(let response?, nil, _)? = error { #expect(response.status == 400) } else { Issue.record("\(String(describing: error))") }
     }
 
-    @Test func aBodyThatIsNotAnErrorArrayFallsBack() async {
+    @Test func aBodyThatIsNotAnErrorArrayIsSurfacedAfterTheFallback() async {
         let client = RestClient(credentials: credentials(), transport: InProcessTransport { _ in HTTPResponse(status: 500, body: Data("oops".utf8)) })
         let error = await #expect(throws: RestClientError.self) { _ = try await client.send(request: client.requestForLimits(apiVersion: nil)) }
         #expect(error?.serverErrors.isEmpty == true)
-        #expect(error?.userFacingMessage(fallback: "Failed to delete item") == "Failed to delete item")
+        #expect(error?.userFacingMessage(fallback: "Failed to delete item") == "Failed to delete item (HTTP 500: oops)")
+        #expect(error?.description == "the REST call failed with HTTP 500: oops")
         let alias = RestClientError.apiInvocationFailed(response: nil, underlyingError: nil, urlResponse: nil)
         if case .apiFailed = alias {} else { Issue.record("the alias builds apiFailed") }
     }

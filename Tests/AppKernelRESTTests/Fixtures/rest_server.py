@@ -7,6 +7,9 @@ Python standard library only. Prints "PORT <n>" first; exits when its stdin clos
   GET  /services/data/v62.0/query/c-<n>  the next page
   POST /services/data/v62.0/sobjects/Contact          201 {"id": ...}
   DELETE /services/data/v62.0/sobjects/Contact/<id>   204 | 400 DELETE_FAILED (has cases) | 404 NOT_FOUND
+  PATCH  /services/data/v62.0/sobjects/Account/External_Id__c/<v>  300 [record URLs] for "DUP", else 201 created
+  GET  /services/data/v62.0/sobjects/Account/describe  500 with an HTML page (a proxy's or a maintenance page)
+  anything else                          404 NOT_FOUND (no "fields" key, as routing errors have none)
 Every data call needs "Authorization: Bearer A1" (else 401 INVALID_SESSION_ID).
 """
 import json, sys, threading
@@ -33,8 +36,19 @@ class Handler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(body)
 
-    def error(self, status, code, message):
-        self.reply(status, [{"message": message, "errorCode": code, "fields": []}])
+    def error(self, status, code, message, fields=None):
+        entry = {"message": message, "errorCode": code}
+        if fields is not None:
+            entry["fields"] = fields
+        self.reply(status, [entry])
+
+    def html(self, status, page):
+        body = page.encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "text/html;charset=UTF-8")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
 
     def base(self):
         return "http://127.0.0.1:%d" % self.server.server_address[1]
@@ -65,6 +79,9 @@ class Handler(BaseHTTPRequestHandler):
             return self.page(0)
         if parts.path.startswith("/services/data/v62.0/query/c-"):
             return self.page(int(parts.path.rsplit("-", 1)[1]))
+        if parts.path == "/services/data/v62.0/sobjects/Account/describe":
+            return self.html(500, "<html><head><title>Service Unavailable</title><style>p { color: red }</style></head>"
+                                  "<body><h1>Down for maintenance</h1><p>We&#39;ll be back at 10:00 &amp; sooner.</p></body></html>")
         self.error(404, "NOT_FOUND", "The requested resource does not exist")
 
     def do_POST(self):
@@ -98,9 +115,24 @@ class Handler(BaseHTTPRequestHandler):
             if not found:
                 return self.error(404, "NOT_FOUND", "The requested resource does not exist")
             if record_id in with_cases:
-                return self.error(400, "DELETE_FAILED", "Your attempt to delete %s could not be completed because it is associated with the following cases." % found[0]["Name"])
+                return self.error(400, "DELETE_FAILED", "Your attempt to delete %s could not be completed because it is associated with the following cases." % found[0]["Name"], [])
             contacts.remove(found[0])
         self.reply(204)
+
+
+    def do_PATCH(self):
+        length = int(self.headers.get("Content-Length", "0"))
+        self.rfile.read(length)
+        if not self.authorized():
+            return
+        prefix = "/services/data/v62.0/sobjects/Account/External_Id__c/"
+        path = urlsplit(self.path).path
+        if not path.startswith(prefix):
+            return self.error(404, "NOT_FOUND", "The requested resource does not exist")
+        if path[len(prefix):] == "DUP":
+            return self.reply(300, ["/services/data/v62.0/sobjects/Account/001000000000001AAA",
+                                    "/services/data/v62.0/sobjects/Account/001000000000002AAA"])
+        self.reply(201, {"id": "001000000000003AAA", "success": True, "errors": [], "created": True})
 
 
 def exit_when_parent_closes_stdin():
