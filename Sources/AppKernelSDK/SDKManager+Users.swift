@@ -30,21 +30,44 @@ extension SDKManager {
     // MARK: Deferred login
 
     /// Logs in if nobody is logged in (deferred login: `shouldAuthenticate = false`), then sets
-    /// up the user's stores and root controller again. With a current user, answers with them.
-    /// Calls `completion` exactly once per call, on success and on failure (the Mobile SDK
-    /// never called it on failure), on the main actor. Concurrent calls share one login.
+    /// up the user's stores and root controller again. With a current user, answers with them;
+    /// while the launch runs, waits for it first (its auth phase may log in). Calls `completion`
+    /// exactly once per call, on success and on failure (the Mobile SDK never called it on
+    /// failure), on the main actor. Concurrent calls share one login.
+    ///
+    /// The template calls `setupRootViewController()` in this completion: when the call waited
+    /// for the launch or logged in, the root was just built for this user, and a
+    /// ``setupRootController()`` made by the completion does nothing — the root is built once.
     public func loginIfRequired(completion: @escaping @MainActor (Result<UserAccount, any Error>) -> Void) {
         Task { @MainActor in
-            do { completion(.success(try await self.loginIfRequired())) } catch { completion(.failure(error)) }
+            do {
+                let (account, rootBuilt) = try await self.loginIfRequiredReportingRoot()
+                rootRebuildPending = rootBuilt ? false : nil
+                defer { rootRebuildPending = nil }
+                completion(.success(account))
+            } catch {
+                completion(.failure(error))
+            }
         }
     }
 
     /// Logs in if nobody is logged in, then rebuilds the stores and root controller; returns
-    /// the current user.
+    /// the current user. While the launch runs, waits for it first.
     @discardableResult
     public func loginIfRequired() async throws -> UserAccount {
-        if let current = accountManager?.currentAccount { return current }
-        if let inFlight = loginTask { return try await inFlight.value }
+        try await loginIfRequiredReportingRoot().account
+    }
+
+    /// ``loginIfRequired()``, saying whether the root was built for the user on the way (by the
+    /// launch it waited for, or after logging in).
+    private func loginIfRequiredReportingRoot() async throws -> (account: UserAccount, rootBuilt: Bool) {
+        var rootBuilt = false
+        if launchState.isRunning {
+            await withCheckedContinuation { launchWaiters.append($0) }
+            rootBuilt = launchState == .finished
+        }
+        if let current = accountManager?.currentAccount { return (current, rootBuilt) }
+        if let inFlight = loginTask { return (try await inFlight.value, true) }
         let task = Task { @MainActor () throws -> UserAccount in
             defer { self.loginTask = nil }
             guard let bootConfig = self.bootConfig else {
@@ -55,7 +78,7 @@ extension SDKManager {
             return account
         }
         loginTask = task
-        return try await task.value
+        return (try await task.value, true)
     }
 
     /// Logs in through the account manager with the boot config's OAuth settings.
@@ -85,10 +108,10 @@ extension SDKManager {
     /// Tells the user-change observers, then rebuilds the root for the new user unless one of
     /// them did (see ``setupRootController()``): exactly one rebuild per change.
     func deliverUserChange(_ change: UserChange, rebuildingRoot: Bool) {
-        userChangeRebuildPending = rebuildingRoot
-        defer { userChangeRebuildPending = nil }
+        rootRebuildPending = rebuildingRoot
+        defer { rootRebuildPending = nil }
         userChangeObservers.notify(change)
-        if userChangeRebuildPending == true { try? setupRootController() }
+        if rootRebuildPending == true { try? setupRootController() }
     }
 
     // MARK: Account events

@@ -104,10 +104,13 @@ open class SDKManager {
     /// The blocks of `registerBlock(forCurrentUserChangeNotifications:)`, kept for the manager's lifetime.
     var permanentObservations: [ListenerToken] = []
     var loggingOutCurrentUser: UserAccountIdentity?
-    /// While a user change is delivered: `true` while its rebuild of the root is due — the first
-    /// ``setupRootController()`` of the change, by a user-change block or by the manager, does
-    /// it; `false` once done, or when none is due (nobody is current: the next login rebuilds).
-    var userChangeRebuildPending: Bool?
+    /// While a user change, or the completion of a `loginIfRequired` that saw the root built, is
+    /// delivered: `true` while a rebuild of the root is due — the first ``setupRootController()``
+    /// then, by a block or by the manager, does it; `false` once done, or when none is due
+    /// (nobody is current, or the root was just built for this user).
+    var rootRebuildPending: Bool?
+    /// The calls waiting for the running launch (or re-authentication) to end.
+    var launchWaiters: [CheckedContinuation<Void, Never>] = []
     var loginTask: Task<UserAccount, any Error>?
     var backgroundedAt: Duration?
     private let fallbackClockStart = ContinuousClock.now
@@ -231,6 +234,11 @@ open class SDKManager {
     /// Runs the launch engine (all phases, or some), each phase within ``phaseDeadline`` on the
     /// application's clock; cancelling the calling task cancels the running phase.
     func runPhases(only phases: Set<LaunchPhase>?) async throws(LaunchError) {
+        defer {
+            let waiters = launchWaiters
+            launchWaiters = []
+            for waiter in waiters { waiter.resume() }
+        }
         do {
             try await launchEngine.run(self, hooks: hooks, application: application, only: phases, now: { [weak self] in self?.now ?? .zero })
         } catch {
@@ -307,12 +315,14 @@ open class SDKManager {
     /// config files, then installs the app's root controller in the window, replacing the
     /// placeholder. After a change of the current user it runs once, whether a user-change block
     /// calls it (as the template's `resetViewState { setupRootViewController() }` does) or the
-    /// manager does when no block did; an override must call `super` for this to hold.
+    /// manager does when no block did; in the completion of a ``loginIfRequired(completion:)``
+    /// that waited for the launch or logged in (both built the root), it does nothing. An override
+    /// must call `super` for this to hold.
     open func setupRootController() throws {
         // Once per user change, whoever asks (the template's user-change block asks too).
-        if let pending = userChangeRebuildPending {
+        if let pending = rootRebuildPending {
             guard pending else { return }
-            userChangeRebuildPending = false
+            rootRebuildPending = false
         }
         try setupUserStoreFromDefaultConfig()
         try setupUserSyncsFromDefaultConfig()

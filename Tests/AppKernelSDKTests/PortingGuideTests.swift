@@ -1,0 +1,135 @@
+// The porting guide's code (Sources/AppKernelSDK/AppKernelSDK.docc/PortingTheForceiosTemplate.md),
+// as written, and a test that runs it.
+import AppKernel
+@_spi(Testing) import AppKernelSDK
+import Foundation
+import Testing
+import AppKernelAuth
+import AppKernelSDKTesting
+import AppKernelTesting
+
+/// The template's `MobileSyncSDKManager`: the app's subclass of the SDK manager.
+@MainActor
+final class AppSDKManager: SDKManager {}
+
+@MainActor
+final class AppDelegate: ApplicationDelegate {
+    init() {
+        try? AppSDKManager.initializeSDK()
+    }
+
+    func application(_ application: Application, didFinishLaunchingWithOptions options: LaunchOptions) -> Bool {
+        SDKManager.shared.configDirectory = AppResources.configDirectory   // bootconfig.json, userstore.json, usersyncs.json
+        SDKManager.shared.accountManager = AppResources.accounts
+        SDKManager.shared.rootControllerFactory = { user in AccountsListController(user: user) }
+        return true
+    }
+
+    func application(_ application: Application, configurationForConnecting session: SceneSession,
+                     options: SceneConnectionOptions) -> SceneConfiguration {
+        SceneConfiguration(name: "Default Configuration") { SceneDelegate() }
+    }
+
+    func application(_ application: Application, didRegisterForRemoteNotificationsWithDeviceToken deviceToken: Data) {}
+
+    func application(_ application: Application, open url: URL, options: OpenURLOptions) -> Bool { false }
+}
+
+@MainActor
+final class SceneDelegate: AppKernel.SceneDelegate {
+    var window: Window?
+
+    func scene(_ scene: Scene, willConnectTo session: SceneSession, options: SceneConnectionOptions) {
+        window = Window(windowScene: scene)
+        SDKManager.shared.window = window
+        SDKManager.shared.registerBlock(forCurrentUserChangeNotifications: { [weak self] in
+            self?.resetViewState { self?.setupRootViewController() }
+        })
+    }
+
+    func sceneWillEnterForeground(_ scene: Scene) {
+        initializeAppViewState()
+        SDKManager.shared.loginIfRequired { [weak self] _ in
+            self?.setupRootViewController()
+        }
+    }
+
+    func initializeAppViewState() {
+        window?.rootController = PlaceholderController(message: "")
+        window?.makeKeyAndVisible()
+    }
+
+    func setupRootViewController() {
+        try? SDKManager.shared.setupRootController()
+    }
+
+    func resetViewState(_ postResetBlock: @escaping @MainActor () -> Void) {
+        postResetBlock()
+    }
+}
+
+/// Stand-ins for what the guide's code assumes: the app's files and accounts, and its root view.
+@MainActor
+enum AppResources {
+    static var configDirectory: URL?
+    static var accounts: FakeAccountManager?
+}
+
+@MainActor
+final class AccountsListController: RootController {
+    let user: String?
+    init(user: UserAccount?) { self.user = user?.identity.userID }
+}
+
+extension SharedManagerTests {
+    @Test func theForceiosTemplatePortedLineByLineBuildsTheRootOncePerLaunchForegroundAndUserChange() async throws {
+        SDKManager.resetSharedManagerForTesting()
+        defer { SDKManager.resetSharedManagerForTesting() }
+        let directory = try configDirectory(["bootconfig.json": #"{"remoteAccessConsumerKey": "3MVG9-test", "oauthRedirectURI": "testapp://callback"}"#,
+                                             "userstore.json": userstoreJSON, "usersyncs.json": usersyncsJSON])
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let accounts = FakeAccountManager()
+        for user in ["005A", "005B", "005C"] { accounts.add(user, current: user == "005A") }
+        AppResources.configDirectory = directory
+        AppResources.accounts = accounts
+        defer { AppResources.accounts = nil }
+        let clock = TestClock()
+        let host = SimulatedHost(clock: clock)
+        // initializeSDK() (in the delegate's init) and the launch run without a suspension between.
+        let app = try host.launch(delegate: AppDelegate())
+        let manager = try #require(SDKManager.shared as? AppSDKManager)
+        #expect(manager.application === app)
+        var builds: [String?] = []
+        let factory = try #require(manager.rootControllerFactory)
+        manager.rootControllerFactory = { user in
+            builds.append(user?.identity.userID)
+            return factory(user)
+        }
+        await manager.automaticLaunch?.value
+        #expect(manager.launchState == .finished)
+        #expect(manager.lastResult?.flags == [.alreadyAuthenticated])
+        // The scene's loginIfRequired waited for the launch; its setupRootViewController() adds nothing.
+        for _ in 0 ..< 3 { await Task.yield() }
+        #expect(builds == ["005A"])
+        let window = try #require(manager.window)
+        #expect((window.rootController as? AccountsListController)?.user == "005A")
+        #expect(window.isKeyWindow)
+        let ada = FakeAccountManager.account("005A").identity
+        #expect(manager.stores.soups(for: .user(ada)).map(\.name) == ["Account"])
+        #expect(manager.stores.syncs(for: .user(ada)).map(\.name) == ["syncDownAccounts"])
+        // Back from the background: the template shows its empty screen and builds the root again.
+        try host.moveToBackground()
+        try host.moveToForeground()
+        #expect(window.rootController is PlaceholderController)
+        for _ in 0 ..< 3 { await Task.yield() }
+        #expect(builds == ["005A", "005A"])
+        // A switch: the user-change block rebuilds, once.
+        try accounts.switchTo(FakeAccountManager.account("005B").identity)
+        #expect(builds == ["005A", "005A", "005B"])
+        // A logout leaving users: the first becomes current, rebuilt once.
+        await accounts.logout(FakeAccountManager.account("005B").identity, reason: .userInitiated)
+        #expect(builds == ["005A", "005A", "005B", "005A"])
+        #expect((window.rootController as? AccountsListController)?.user == "005A")
+        try host.terminate()
+    }
+}
