@@ -1,0 +1,103 @@
+// The porting guide's code (Sources/AppKernelModules/AppKernelModules.docc/PortingAnMPaaSApp.md),
+// as written, and a test that runs it with the guide's own runtime file.
+import AppKernel
+import AppKernelModules
+import Foundation
+import Testing
+import AppKernelTesting
+
+/// The app's `DTFrameworkInterface` category.
+@MainActor
+final class AppFrameworkInterface: FrameworkInterface {
+    private(set) var steps: [String] = []
+
+    func application(_ application: Application, beforeDidFinishLaunchingWithOptions options: LaunchOptions) {
+        steps.append("before: set up the app's own SDKs")
+    }
+
+    func application(_ application: Application, handleDidFinishLaunchingWithOptions options: LaunchOptions) -> HookResult {
+        .continue
+    }
+
+    func application(_ application: Application, afterDidFinishLaunchingWithOptions options: LaunchOptions) {
+        steps.append("after: register for push")
+    }
+
+    func application(_ application: Application, openURL url: URL, newURL: inout URL?,
+                     sourceApplication: String?, annotation: JSONValue?) -> HookResult {
+        url.scheme == "myapp" ? .continue : .returnNo
+    }
+}
+
+/// The launcher's `DTMicroApplicationDelegate`.
+@MainActor
+final class HomeDelegate: MicroApplicationDelegate {
+    func rootController(in application: MicroApplication) -> any RootController {
+        PlaceholderController(message: "Home")
+    }
+}
+
+/// The services' `DTService` classes.
+@MainActor
+final class KeychainServiceImpl: Service {
+    private(set) var isUnlocked = false
+    func start() async throws { isUnlocked = true }
+}
+
+@MainActor
+final class GeoServiceImpl: Service {
+    func start() async throws {}
+}
+
+@MainActor
+final class MigrationServiceImpl: Service {
+    func start() async throws {}
+}
+
+/// The framework's boot: the BootLoader with the classes `MobileRuntime.plist` names.
+@MainActor
+func makeBootLoader(runtime: URL) -> ContextBootLoader {
+    var classes = ModuleClassRegistry()
+    classes.registerApplication("HomeDelegate") { HomeDelegate() }
+    classes.registerService("KeychainServiceImpl") { KeychainServiceImpl() }
+    classes.registerService("GeoServiceImpl") { GeoServiceImpl() }
+    classes.registerService("MigrationServiceImpl") { MigrationServiceImpl() }
+    return ContextBootLoader { context in try context.loadManifest(at: runtime, classes: classes) }
+}
+
+@MainActor
+final class PortingAnMPaaSAppTests {
+    let resources: URL
+    let host = SimulatedHost()
+
+    init() throws {
+        resources = FileManager.default.temporaryDirectory.appendingPathComponent("mpaas-port-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: resources, withIntermediateDirectories: true)
+        // The guide's own MobileRuntime.plist.
+        let guide = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Sources/AppKernelModules/AppKernelModules.docc/PortingAnMPaaSApp.md")
+        let text = try String(contentsOf: guide, encoding: .utf8)
+        let plist = try #require(text.components(separatedBy: "```xml\n").dropFirst().first?.components(separatedBy: "```").first)
+        try Data(plist.utf8).write(to: resources.appendingPathComponent("MobileRuntime.plist"))
+    }
+
+    deinit { try? FileManager.default.removeItem(at: resources) }
+
+    @Test func theGuidesPortBootsAsMPaaSWould() async throws {
+        let loader = makeBootLoader(runtime: resources.appendingPathComponent("MobileRuntime.plist"))
+        let interface = AppFrameworkInterface()
+        let app = try host.launch(delegate: DefaultApplicationDelegate(), interface: interface, bootLoader: loader)
+        let context = try #require(loader.context)
+        try await context.servicesReady()
+        let keychain = context.findService(named: "KeychainService") as? KeychainServiceImpl
+        #expect(keychain?.isUnlocked == true)
+        #expect(interface.steps == ["before: set up the app's own SDKs", "after: register for push"])
+        #expect(context.services.startOrder == ["MigrationService", "KeychainService"], "the run-once group first")
+        #expect(context.services.state(of: "GeoService") == .registered, "lazy: not started at boot")
+        #expect(context.currentApplication?.name == "Home")
+        #expect(loader.state == .finished)
+        #expect(try !host.open(URL(string: "other://x")!), "another scheme is answered NO by the interface")
+        #expect(try host.open(URL(string: "myapp://home")!) == false, "the delegate (the default) declines it")
+        #expect(app.hookErrors.isEmpty)
+    }
+}
