@@ -2,7 +2,9 @@
 import PackageDescription
 
 // AppKernel takes no package dependencies — the user's rule. Only the toolchain's own
-// libraries (Foundation, Dispatch, Synchronization, Testing) are used.
+// libraries (Foundation, Dispatch, Synchronization, Testing) are used, and one system library:
+// SQLite (libsqlite3, with its header from libsqlite3-dev), the database SmartStore is built on,
+// through the CSQLite module map.
 let strictSettings: [SwiftSetting] = [
     .enableUpcomingFeature("ExistentialAny"),
 ]
@@ -20,6 +22,8 @@ let package = Package(
         .library(name: "AppKernelREST", targets: ["AppKernelREST"]),
         .library(name: "AppKernelPOSIX", targets: ["AppKernelPOSIX"]),
         .library(name: "AppKernelModules", targets: ["AppKernelModules"]),
+        .library(name: "AppKernelStore", targets: ["AppKernelStore"]),
+        .library(name: "AppKernelSync", targets: ["AppKernelSync"]),
     ],
     dependencies: [],
     targets: [
@@ -27,7 +31,10 @@ let package = Package(
         .target(name: "AppKernel", dependencies: ["AppKernelCore"], swiftSettings: strictSettings),
         .target(name: "AppKernelTesting", dependencies: ["AppKernel"], swiftSettings: strictSettings),
         .target(name: "AppKernelAuth", dependencies: ["AppKernelCore"], swiftSettings: strictSettings),
-        .target(name: "AppKernelSDK", dependencies: ["AppKernel", "AppKernelAuth", "AppKernelREST"], swiftSettings: strictSettings),
+        .systemLibrary(name: "CSQLite", path: "Sources/CSQLite", providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]),
+        .target(name: "AppKernelStore", dependencies: ["AppKernelCore", "AppKernelAuth", "CSQLite"], swiftSettings: strictSettings),
+        .target(name: "AppKernelSync", dependencies: ["AppKernelCore", "AppKernelStore", "AppKernelREST"], swiftSettings: strictSettings),
+        .target(name: "AppKernelSDK", dependencies: ["AppKernel", "AppKernelAuth", "AppKernelREST", "AppKernelStore", "AppKernelSync"], swiftSettings: strictSettings),
         .target(name: "AppKernelSDKTesting", dependencies: ["AppKernel", "AppKernelAuth", "AppKernelSDK", "AppKernelTesting"], swiftSettings: strictSettings),
         .target(name: "AppKernelREST", dependencies: ["AppKernelCore", "AppKernelAuth"], swiftSettings: strictSettings),
         .target(name: "AppKernelPOSIX", dependencies: ["AppKernel"], swiftSettings: strictSettings),
