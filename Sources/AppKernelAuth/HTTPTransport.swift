@@ -109,11 +109,14 @@ public final class URLSessionTransport: HTTPTransport {
         let pending = PendingRequest()
         let name = "\(request.method) \(request.url.path)"
         let deadline = deadline
+        let seconds = deadline.rounded() == deadline && deadline < 1e9 ? "\(Int(deadline))" : "\(deadline)"
+        let timedOut = OAuthError.timedOut("\(name): no complete answer within \(seconds) s")
         let (data, response): (Data, URLResponse) = try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 let task = session.dataTask(with: urlRequest) { data, response, error in
                     if let error {
-                        pending.finish(.failure(error))
+                        // URLSession's own resource timeout may fire first: the same deadline.
+                        pending.finish(.failure((error as? URLError)?.code == .timedOut ? timedOut : error))
                     } else if let response {
                         pending.finish(.success((data ?? Data(), response)))
                     } else {
@@ -122,10 +125,7 @@ public final class URLSessionTransport: HTTPTransport {
                 }
                 guard pending.start(task, continuation) else { return }
                 if deadline.isFinite, deadline > 0 {
-                    DispatchQueue.global().asyncAfter(deadline: .now() + deadline) {
-                        let seconds = deadline.rounded() == deadline ? "\(Int(deadline))" : "\(deadline)"
-                        pending.finish(.failure(OAuthError.timedOut("\(name): no complete answer within \(seconds) s")))
-                    }
+                    DispatchQueue.global().asyncAfter(deadline: .now() + deadline) { pending.finish(.failure(timedOut)) }
                 }
                 task.resume()
             }
