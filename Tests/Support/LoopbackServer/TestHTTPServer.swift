@@ -180,7 +180,7 @@ public final class TestHTTPServer: @unchecked Sendable {
         let output = Array(text.utf8) + Array(response.body)
         if let trickle = response.trickle {
             for byte in output {
-                guard write(connection, [byte], 1) == 1 else { return }
+                guard send(connection, [byte], 1, Int32(MSG_NOSIGNAL)) == 1 else { return }   // no SIGPIPE once the client left
                 Thread.sleep(forTimeInterval: Double(trickle.components.seconds) + Double(trickle.components.attoseconds) / 1e18)
             }
         } else {
