@@ -20,7 +20,7 @@ public struct TokenClient: Sendable {
     }
 
     /// Exchanges a web-server flow's code, proving possession of the PKCE verifier.
-    /// - Throws: ``OAuthError/serverError(code:description:)`` (e.g. `invalid_grant`), or a
+    /// - Throws: ``OAuthError/serverError(code:description:uri:)`` (e.g. `invalid_grant`), or a
     ///   missing/malformed parameter in the answer.
     public func exchange(code: String, codeVerifier: String) async throws(OAuthError) -> Credentials {
         let parameters = try await post(config.tokenURL, [
@@ -33,7 +33,7 @@ public struct TokenClient: Sendable {
     /// Gets a new access token; keeps the old refresh token when the answer has none (Salesforce
     /// does not rotate it by default).
     /// - Throws: ``OAuthError/missingParameter(_:)`` (`refresh_token`) for credentials without
-    ///   one; ``OAuthError/serverError(code:description:)`` (`invalid_grant`: revoked or expired).
+    ///   one; ``OAuthError/serverError(code:description:uri:)`` (`invalid_grant`: revoked or expired).
     public func refresh(_ credentials: Credentials) async throws(OAuthError) -> Credentials {
         guard let refreshToken = credentials.refreshToken else { throw .missingParameter("refresh_token") }
         let parameters = try await post(config.tokenURL, [
