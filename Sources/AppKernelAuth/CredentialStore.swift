@@ -136,12 +136,7 @@ public struct FileCredentialStore: CredentialStore {
             try? FileManager.default.removeItem(at: file)
             return
         }
-        try POSIX.makePrivateDirectory(root)
-        let data: Data
-        do { data = try JSONEncoder.sorted.encode(identity) } catch {
-            throw CredentialStoreError(path: file.path, reason: "could not be encoded: \(error)")
-        }
-        try POSIX.writePrivateFileAtomically(data, to: file)
+        try writeJSON(identity, to: file)
     }
 
     /// Reads every account; unreadable files are moved aside and reported.
@@ -193,9 +188,14 @@ public struct FileCredentialStore: CredentialStore {
             }
             return
         }
+        try writeJSON(revocations, to: file)
+    }
+
+    /// Writes `value` as JSON to `file`, a file at the root: atomically, `0600`, under a `0700` root.
+    private func writeJSON(_ value: some Encodable, to file: URL) throws(CredentialStoreError) {
         try POSIX.makePrivateDirectory(root)
         let data: Data
-        do { data = try JSONEncoder.sorted.encode(revocations) } catch {
+        do { data = try JSONEncoder.sorted.encode(value) } catch {
             throw CredentialStoreError(path: file.path, reason: "could not be encoded: \(error)")
         }
         try POSIX.writePrivateFileAtomically(data, to: file)
