@@ -30,6 +30,8 @@ func describe(_ event: AccountEvent) -> String {
     case .willLogout(let identity, let reason): return "willLogout \(user(identity)) (\(reason.rawValue))"
     case .didLogout(let identity, let reason): return "didLogout \(user(identity)) (\(reason.rawValue))"
     case .orgDidLogout(let orgID): return "orgDidLogout \(orgID) (its last user left)"
+    case .revocationFailed(let identity, let willRetry): return "revocationFailed \(user(identity))\(willRetry ? " (kept, to retry)" : "")"
+    case .revocationCompleted(let identity): return "revocationCompleted \(user(identity))"
     }
 }
 

@@ -122,7 +122,9 @@ public struct AuthorizationRequest: Sendable, Hashable {
             parameters[name] = value
         }
         guard parameters["state"] == state else { throw .stateMismatch }
-        if let error = parameters["error"] { throw .serverError(code: error, description: parameters["error_description"]) }
+        if let error = parameters["error"] {
+            throw .serverError(code: error, description: parameters["error_description"], uri: parameters["error_uri"].flatMap(URL.init(string:)))
+        }
         return parameters
     }
 }
@@ -130,7 +132,9 @@ public struct AuthorizationRequest: Sendable, Hashable {
 extension Credentials {
     /// Builds credentials from OAuth parameters (a callback's, or a token response's as strings).
     /// - Throws: ``OAuthError/missingParameter(_:)`` or ``OAuthError/malformedParameter(_:reason:)``.
-    init(oauthParameters parameters: [String: String], previousRefreshToken: String? = nil) throws(OAuthError) {
+    /// `token_type` must be Bearer, in any case (RFC 6749 §5.1, §7.1); `expires_in` is optional
+    /// and counted from `receivedAt`; fields this client does not know are ignored.
+    init(oauthParameters parameters: [String: String], previousRefreshToken: String? = nil, receivedAt: Date = Date()) throws(OAuthError) {
         func required(_ name: String) throws(OAuthError) -> String {
             guard let value = parameters[name], !value.isEmpty else { throw .missingParameter(name) }
             return value
@@ -148,6 +152,13 @@ extension Credentials {
         guard let ids = Credentials.ids(fromIdentityURL: identityURL) else {
             throw .malformedParameter("id", reason: "the identity URL does not end in /id/<org id>/<user id>")
         }
+        let tokenType = try required("token_type")
+        guard tokenType.lowercased() == "bearer" else { throw .unsupportedTokenType(tokenType) }
+        var expiresAt: Date?
+        if let text = parameters["expires_in"] {
+            guard let seconds = Int64(text), seconds >= 0 else { throw .malformedParameter("expires_in", reason: "not a number of seconds") }
+            expiresAt = receivedAt.addingTimeInterval(TimeInterval(seconds))
+        }
         var issuedAt: Int64?
         if let text = parameters["issued_at"] {
             guard let value = Int64(text) else { throw .malformedParameter("issued_at", reason: "not a number of milliseconds") }
@@ -163,7 +174,7 @@ extension Credentials {
                   instanceURL: instanceURL, identityURL: identityURL, userID: ids.userID, orgID: ids.orgID,
                   issuedAt: issuedAt,
                   scopes: (parameters["scope"] ?? "").split(separator: " ").map(String.init),
-                  tokenType: parameters["token_type"] ?? "Bearer", signature: parameters["signature"],
-                  communityID: parameters["sfdc_community_id"], communityURL: communityURL)
+                  tokenType: "Bearer", signature: parameters["signature"],
+                  communityID: parameters["sfdc_community_id"], communityURL: communityURL, expiresAt: expiresAt)
     }
 }

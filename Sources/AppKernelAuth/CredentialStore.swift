@@ -65,6 +65,18 @@ public protocol CredentialStore: Sendable {
     func saveCurrentUser(_ identity: UserAccountIdentity?) throws(CredentialStoreError)
     /// Reads everything back.
     func load() throws(CredentialStoreError) -> CredentialStoreContents
+    /// Keeps the revocations that failed and wait to be retried (an empty list: none).
+    func savePendingRevocations(_ revocations: [PendingRevocation]) throws(CredentialStoreError)
+    /// Reads back the revocations waiting to be retried.
+    func loadPendingRevocations() throws(CredentialStoreError) -> [PendingRevocation]
+}
+
+extension CredentialStore {
+    /// A store written before pending revocations existed keeps none: they are retried only
+    /// while the manager lives. Implement both methods to keep them across launches.
+    public func savePendingRevocations(_ revocations: [PendingRevocation]) throws(CredentialStoreError) {}
+    /// A store written before pending revocations existed has none.
+    public func loadPendingRevocations() throws(CredentialStoreError) -> [PendingRevocation] { [] }
 }
 
 /// Stores each account as JSON in `<root>/<orgId>/<userId>/account.json`.
@@ -77,6 +89,8 @@ public protocol CredentialStore: Sendable {
 /// - A file that cannot be read is moved aside (`account.json.corrupt-<n>`) and reported in
 ///   ``CredentialStoreContents/problems``: never dropped silently, never a crash.
 /// - The current user is kept in `<root>/current-user.json` and survives a restart.
+/// - Revocations that failed and wait to be retried are kept in
+///   `<root>/pending-revocations.json` (`0600`; it holds the tokens still to revoke).
 public struct FileCredentialStore: CredentialStore {
     /// The store's root directory.
     public let root: URL
@@ -86,18 +100,19 @@ public struct FileCredentialStore: CredentialStore {
 
     private static let accountFile = "account.json"
     private static let currentUserFile = "current-user.json"
+    private static let pendingRevocationsFile = "pending-revocations.json"
 
     /// Writes the account atomically, `0600`, under `0700` directories.
     public func save(_ account: UserAccount) throws(CredentialStoreError) {
         let directory = try accountDirectory(account.identity)
-        try makeDirectory(root)
-        try makeDirectory(directory.deletingLastPathComponent())
-        try makeDirectory(directory)
+        try POSIX.makePrivateDirectory(root)
+        try POSIX.makePrivateDirectory(directory.deletingLastPathComponent())
+        try POSIX.makePrivateDirectory(directory)
         let data: Data
         do { data = try JSONEncoder.sorted.encode(account) } catch {
             throw CredentialStoreError(path: directory.path, reason: "the account could not be encoded: \(error)")
         }
-        try writeAtomically(data, to: directory.appendingPathComponent(Self.accountFile))
+        try POSIX.writePrivateFileAtomically(data, to: directory.appendingPathComponent(Self.accountFile))
     }
 
     /// Deletes the account's directory (and its org's, when it was the org's last account).
@@ -121,12 +136,7 @@ public struct FileCredentialStore: CredentialStore {
             try? FileManager.default.removeItem(at: file)
             return
         }
-        try makeDirectory(root)
-        let data: Data
-        do { data = try JSONEncoder.sorted.encode(identity) } catch {
-            throw CredentialStoreError(path: file.path, reason: "could not be encoded: \(error)")
-        }
-        try writeAtomically(data, to: file)
+        try writeJSON(identity, to: file)
     }
 
     /// Reads every account; unreadable files are moved aside and reported.
@@ -138,7 +148,7 @@ public struct FileCredentialStore: CredentialStore {
         do { orgs = try manager.contentsOfDirectory(atPath: root.path).sorted() } catch {
             throw CredentialStoreError(path: root.path, reason: "could not be listed: \(error.localizedDescription)")
         }
-        for org in orgs where org != Self.currentUserFile && !org.hasPrefix(".") {
+        for org in orgs where org != Self.currentUserFile && org != Self.pendingRevocationsFile && !org.hasPrefix(".") {
             let orgDirectory = root.appendingPathComponent(org)
             let users = (try? manager.contentsOfDirectory(atPath: orgDirectory.path).sorted()) ?? []
             for user in users where !user.hasPrefix(".") {
@@ -167,6 +177,42 @@ public struct FileCredentialStore: CredentialStore {
         return contents
     }
 
+    /// Writes the pending revocations atomically, `0600` (removes the file for none).
+    public func savePendingRevocations(_ revocations: [PendingRevocation]) throws(CredentialStoreError) {
+        let file = root.appendingPathComponent(Self.pendingRevocationsFile)
+        guard !revocations.isEmpty else {
+            if FileManager.default.fileExists(atPath: file.path) {
+                do { try FileManager.default.removeItem(at: file) } catch {
+                    throw CredentialStoreError(path: file.path, reason: "could not be deleted: \(error.localizedDescription)")
+                }
+            }
+            return
+        }
+        try writeJSON(revocations, to: file)
+    }
+
+    /// Writes `value` as JSON to `file`, a file at the root: atomically, `0600`, under a `0700` root.
+    private func writeJSON(_ value: some Encodable, to file: URL) throws(CredentialStoreError) {
+        try POSIX.makePrivateDirectory(root)
+        let data: Data
+        do { data = try JSONEncoder.sorted.encode(value) } catch {
+            throw CredentialStoreError(path: file.path, reason: "could not be encoded: \(error)")
+        }
+        try POSIX.writePrivateFileAtomically(data, to: file)
+    }
+
+    /// Reads the pending revocations; an unreadable file is moved aside and the error thrown.
+    public func loadPendingRevocations() throws(CredentialStoreError) -> [PendingRevocation] {
+        let file = root.appendingPathComponent(Self.pendingRevocationsFile)
+        guard FileManager.default.fileExists(atPath: file.path) else { return [] }
+        do {
+            return try JSONDecoder().decode([PendingRevocation].self, from: Data(contentsOf: file))
+        } catch {
+            let problem = setAside(file, reason: Self.reason(error))
+            throw CredentialStoreError(path: file.path, reason: problem.description)
+        }
+    }
+
     // MARK: Files
 
     private func accountDirectory(_ identity: UserAccountIdentity) throws(CredentialStoreError) -> URL {
@@ -176,51 +222,6 @@ public struct FileCredentialStore: CredentialStore {
             }
         }
         return root.appendingPathComponent(identity.orgID).appendingPathComponent(identity.userID)
-    }
-
-    private func makeDirectory(_ directory: URL) throws(CredentialStoreError) {
-        if mkdir(directory.path, 0o700) != 0 && errno != EEXIST {
-            throw CredentialStoreError(path: directory.path, reason: "could not be created: \(String(cString: strerror(errno)))")
-        }
-        if chmod(directory.path, 0o700) != 0 {
-            throw CredentialStoreError(path: directory.path, reason: "could not be made private: \(String(cString: strerror(errno)))")
-        }
-    }
-
-    private func writeAtomically(_ data: Data, to file: URL) throws(CredentialStoreError) {
-        let directory = file.deletingLastPathComponent()
-        let temporary = directory.appendingPathComponent(".\(file.lastPathComponent).\(SecureRandom.token(byteCount: 6)).tmp")
-        let descriptor = open(temporary.path, O_WRONLY | O_CREAT | O_EXCL, 0o600)
-        guard descriptor >= 0 else {
-            throw CredentialStoreError(path: temporary.path, reason: "could not be created: \(String(cString: strerror(errno)))")
-        }
-        var failure: String?
-        data.withUnsafeBytes { buffer in
-            var offset = 0
-            while offset < buffer.count {
-                let written = write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    failure = "could not be written: \(String(cString: strerror(errno)))"
-                    return
-                }
-                offset += written
-            }
-        }
-        if failure == nil, fsync(descriptor) != 0 { failure = "could not be synced: \(String(cString: strerror(errno)))" }
-        close(descriptor)
-        if failure == nil, rename(temporary.path, file.path) != 0 {
-            failure = "could not replace \(file.lastPathComponent): \(String(cString: strerror(errno)))"
-        }
-        if let failure {
-            unlink(temporary.path)
-            throw CredentialStoreError(path: file.path, reason: failure)
-        }
-        let directoryDescriptor = open(directory.path, O_RDONLY)
-        if directoryDescriptor >= 0 {
-            fsync(directoryDescriptor)
-            close(directoryDescriptor)
-        }
     }
 
     private func setAside(_ file: URL, reason: String) -> CredentialStoreProblem {
@@ -249,6 +250,7 @@ public struct FileCredentialStore: CredentialStore {
 /// A store that keeps accounts in memory: for tests and for apps that must not persist tokens.
 public final class InMemoryCredentialStore: CredentialStore {
     private let contents = Mutex(CredentialStoreContents())
+    private let pending = Mutex<[PendingRevocation]>([])
 
     /// Creates an empty store.
     public init() {}
@@ -275,6 +277,16 @@ public final class InMemoryCredentialStore: CredentialStore {
     /// Returns what it keeps.
     public func load() throws(CredentialStoreError) -> CredentialStoreContents {
         contents.withLock { $0 }
+    }
+
+    /// Keeps the pending revocations.
+    public func savePendingRevocations(_ revocations: [PendingRevocation]) throws(CredentialStoreError) {
+        pending.withLock { $0 = revocations }
+    }
+
+    /// Returns the pending revocations it keeps.
+    public func loadPendingRevocations() throws(CredentialStoreError) -> [PendingRevocation] {
+        pending.withLock { $0 }
     }
 }
 

@@ -21,8 +21,12 @@ public struct Credentials: Sendable, Hashable, Codable {
     public var issuedAt: Int64?
     /// The granted scopes.
     public var scopes: [String]
-    /// `Bearer`.
+    /// `Bearer` (the only type accepted; the server may spell it in any case, RFC 6749 §5.1).
     public var tokenType: String
+    /// When the access token expires, from the token response's optional `expires_in` (counted
+    /// from when the answer arrived); `nil` when the server did not say (Salesforce does not:
+    /// its sessions time out after inactivity).
+    public var expiresAt: Date?
     /// The server's signature of the identity URL and issue time.
     public var signature: String?
     /// The community's id, for community logins.
@@ -33,7 +37,7 @@ public struct Credentials: Sendable, Hashable, Codable {
     /// Creates credentials.
     public init(accessToken: String, refreshToken: String?, instanceURL: URL, identityURL: URL, userID: String, orgID: String,
                 issuedAt: Int64? = nil, scopes: [String] = [], tokenType: String = "Bearer", signature: String? = nil,
-                communityID: String? = nil, communityURL: URL? = nil) {
+                communityID: String? = nil, communityURL: URL? = nil, expiresAt: Date? = nil) {
         self.accessToken = accessToken
         self.refreshToken = refreshToken
         self.instanceURL = instanceURL
@@ -46,6 +50,14 @@ public struct Credentials: Sendable, Hashable, Codable {
         self.signature = signature
         self.communityID = communityID
         self.communityURL = communityURL
+        self.expiresAt = expiresAt
+    }
+
+    /// Whether the access token has expired, or will within `leeway`, at `date` — so a caller
+    /// can refresh before a request fails with 401. `false` when the expiry is unknown.
+    public func needsRefresh(at date: Date = Date(), leeway: TimeInterval = 60) -> Bool {
+        guard let expiresAt else { return false }
+        return expiresAt.timeIntervalSince(date) <= leeway
     }
 
     /// Reads user and org ids from an identity URL (`…/id/<orgId>/<userId>`).

@@ -20,6 +20,10 @@ public struct OAuthConfig: Sendable, Hashable {
     public var scopes: [String]
     /// The login page's layout (`touch` for mobile).
     public var display: String
+    /// The device authorization endpoint of RFC 8628 (RFC 8414's `device_authorization_endpoint`),
+    /// for servers that have one; `nil` (the default) uses Salesforce's variant of the device
+    /// flow, which asks the token endpoint for the device code.
+    public var deviceAuthorizationURL: URL?
 
     /// Salesforce's production login host.
     public static let productionLoginHost = URL(string: "https://login.salesforce.com")!
@@ -28,12 +32,18 @@ public struct OAuthConfig: Sendable, Hashable {
 
     /// Creates a configuration.
     public init(clientID: String, redirectURI: URL, loginHost: URL = OAuthConfig.productionLoginHost,
-                scopes: [String] = [], display: String = "touch") {
+                scopes: [String] = [], display: String = "touch", deviceAuthorizationURL: URL? = nil) {
         self.clientID = clientID
         self.redirectURI = redirectURI
         self.loginHost = loginHost
         self.scopes = scopes
         self.display = display
+        self.deviceAuthorizationURL = deviceAuthorizationURL
+    }
+
+    /// A configuration for the login host `host` (see ``LoginHostStorage``).
+    public init(clientID: String, redirectURI: URL, loginHost host: LoginHost, scopes: [String] = []) {
+        self.init(clientID: clientID, redirectURI: redirectURI, loginHost: host.url, scopes: scopes)
     }
 
     /// `<login host>/services/oauth2/authorize`.

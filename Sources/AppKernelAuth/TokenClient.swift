@@ -20,7 +20,7 @@ public struct TokenClient: Sendable {
     }
 
     /// Exchanges a web-server flow's code, proving possession of the PKCE verifier.
-    /// - Throws: ``OAuthError/serverError(code:description:)`` (e.g. `invalid_grant`), or a
+    /// - Throws: ``OAuthError/serverError(code:description:uri:)`` (e.g. `invalid_grant`), or a
     ///   missing/malformed parameter in the answer.
     public func exchange(code: String, codeVerifier: String) async throws(OAuthError) -> Credentials {
         let parameters = try await post(config.tokenURL, [
@@ -33,7 +33,7 @@ public struct TokenClient: Sendable {
     /// Gets a new access token; keeps the old refresh token when the answer has none (Salesforce
     /// does not rotate it by default).
     /// - Throws: ``OAuthError/missingParameter(_:)`` (`refresh_token`) for credentials without
-    ///   one; ``OAuthError/serverError(code:description:)`` (`invalid_grant`: revoked or expired).
+    ///   one; ``OAuthError/serverError(code:description:uri:)`` (`invalid_grant`: revoked or expired).
     public func refresh(_ credentials: Credentials) async throws(OAuthError) -> Credentials {
         guard let refreshToken = credentials.refreshToken else { throw .missingParameter("refresh_token") }
         let parameters = try await post(config.tokenURL, [
@@ -45,39 +45,72 @@ public struct TokenClient: Sendable {
         return fresh
     }
 
-    /// Revokes a refresh or access token.
-    /// - Throws: ``OAuthError/serverError(code:description:)`` (`unsupported_token_type`, `invalid_token`).
-    public func revoke(token: String) async throws(OAuthError) {
-        _ = try await send(.form(config.revokeURL, [("token", token)]), expectJSON: false)
+    /// What a token is, for revocation's `token_type_hint` (RFC 7009 §2.1).
+    public enum TokenTypeHint: String, Sendable, Hashable, Codable {
+        /// A refresh token (revoking it revokes its access tokens too).
+        case refreshToken = "refresh_token"
+        /// An access token.
+        case accessToken = "access_token"
     }
 
-    private func post(_ url: URL, _ parameters: [(String, String)]) async throws(OAuthError) -> [String: String] {
+    /// Revokes a token as RFC 7009 §2.1 asks of a public client: `token`, `token_type_hint`
+    /// and `client_id` in a form POST. Any 2xx is success — the server answers 200 for a token
+    /// it does not know too (§2.2).
+    /// - Throws: ``OAuthError/serverError(code:description:uri:)`` (`unsupported_token_type`,
+    ///   `invalid_client`, …), ``OAuthError/httpStatus(_:body:)`` (503: try again later, §2.2.1),
+    ///   or a transport error.
+    public func revoke(token: String, hint: TokenTypeHint) async throws(OAuthError) {
+        _ = try await send(.form(config.revokeURL, [("token", token), ("token_type_hint", hint.rawValue), ("client_id", config.clientID)]),
+                           expectJSON: false)
+    }
+
+    /// Revokes a token whose type is not given: a refresh token is assumed (the hint only
+    /// speeds the server's lookup; it searches all types when the hint is wrong, RFC 7009 §2.1).
+    public func revoke(token: String) async throws(OAuthError) {
+        try await revoke(token: token, hint: .refreshToken)
+    }
+
+    func post(_ url: URL, _ parameters: [(String, String)]) async throws(OAuthError) -> [String: String] {
         let response = try await send(.form(url, parameters), expectJSON: true)
         return try Self.stringFields(of: response)
     }
 
-    private func send(_ request: HTTPRequest, expectJSON: Bool) async throws(OAuthError) -> HTTPResponse {
-        let response: HTTPResponse
-        do {
-            response = try await transport.send(request)
-        } catch let error as OAuthError {
-            throw error
-        } catch {
-            throw .transport("\(request.method) \(request.url.path): \(error.localizedDescription)")
-        }
+    func send(_ request: HTTPRequest, expectJSON: Bool) async throws(OAuthError) -> HTTPResponse {
+        let response = try await Self.send(request, over: transport)
         guard (200..<300).contains(response.status) else {
-            if let fields = try? Self.stringFields(of: response), let code = fields["error"] {
-                throw .serverError(code: code, description: fields["error_description"])
-            }
+            if let error = OAuthError.carried(by: response) { throw error }
             throw .httpStatus(response.status, body: response.text)
         }
         return response
     }
 
+    /// Sends `request`, mapping a failure to ``OAuthError``: ``OAuthError/cancelled`` for a
+    /// cancelled task, the transport's own ``OAuthError`` (a deadline), else
+    /// ``OAuthError/transport(_:)`` naming the request.
+    static func send(_ request: HTTPRequest, over transport: any HTTPTransport) async throws(OAuthError) -> HTTPResponse {
+        do {
+            try Task.checkCancellation()
+            return try await transport.send(request)
+        } catch let error as OAuthError {
+            throw error
+        } catch is CancellationError {
+            throw .cancelled
+        } catch {
+            if Task.isCancelled { throw .cancelled }
+            throw .transport("\(request.method) \(request.url.path): \(error.localizedDescription)")
+        }
+    }
+
     /// The top-level fields of a JSON object, as strings (numbers and booleans written out).
+    /// - Throws: ``OAuthError/unexpectedResponse(status:contentType:summary:)`` when the body is
+    ///   not a JSON object (an HTML page, say); the summary never holds a token.
     static func stringFields(of response: HTTPResponse) throws(OAuthError) -> [String: String] {
         guard let object = try? JSONSerialization.jsonObject(with: response.body) as? [String: Any] else {
-            throw .httpStatus(response.status, body: response.text)
+            let contentType = response.headers["content-type"]
+            let looksLikeJSON = contentType?.lowercased().contains("json") == true && response.text.contains("{")
+            // A JSON-looking body that failed to parse may hold a token: keep none of it.
+            let summary = looksLikeJSON ? "a malformed JSON object of \(response.body.count) bytes" : ResponseSummary.summarize(response.body, contentType: contentType)
+            throw .unexpectedResponse(status: response.status, contentType: contentType, summary: summary)
         }
         var fields: [String: String] = [:]
         for (key, value) in object {

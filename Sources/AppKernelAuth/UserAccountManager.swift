@@ -28,15 +28,22 @@ public enum AccountEvent: Sendable, Hashable {
     case didLogout(UserAccountIdentity, LogoutReason)
     /// The org's last user left.
     case orgDidLogout(String)
+    /// Revoking the user's token failed. `willRetry`: the revocation is kept
+    /// (``UserAccountManager/pendingRevocations``, in the credential store) and retried at the
+    /// next launch, the next logout or ``UserAccountManager/retryFailedRevocations()``; `false`:
+    /// the server refused it for good (``UserAccountManager/failedRevocations`` says why).
+    case revocationFailed(UserAccountIdentity, willRetry: Bool)
+    /// A revocation kept after a failure went through at last.
+    case revocationCompleted(UserAccountIdentity)
 }
 
 /// The users logged in to this app, in any number of orgs — the Mobile SDK's
 /// `SFUserAccountManager`, done for several orgs at once.
 ///
 /// ```swift
-/// let accounts = UserAccountManager(store: FileCredentialStore(root: dir), transport: URLSessionTransport())
-/// let ada = try await accounts.logIn(config: acme, flow: .webServer, loginHint: "ada@acme.com")
-/// let cy = try await accounts.logIn(config: beta, flow: .webServer, loginHint: "cy@beta.com")
+/// let accounts = try UserAccountManager(store: FileCredentialStore(root: dir), transport: URLSessionTransport())
+/// let ada = try await accounts.logIn(config: acme, using: .loopback(port: 1717), loginHint: "ada@acme.com")
+/// let cy = try await accounts.logIn(config: beta, using: .deviceFlow)
 /// try accounts.switchTo(ada.identity)
 /// await accounts.logout(cy.identity, reason: .userInitiated)
 /// ```
@@ -52,12 +59,19 @@ public final class UserAccountManager {
     public private(set) var currentIdentity: UserAccountIdentity?
     /// What the last load from the store set aside (unreadable files).
     public private(set) var loadProblems: [CredentialStoreProblem] = []
-    /// Revocations that failed during logouts (the logout went on regardless).
+    /// Every failed revocation attempt of this run, in order, with its error (the logout went on
+    /// regardless). Those worth retrying are also in ``pendingRevocations``.
     public private(set) var failedRevocations: [(UserAccountIdentity, OAuthError)] = []
+    /// Revocations that failed and will be retried until they succeed — kept in the store, so a
+    /// new manager (the next launch) retries them.
+    public private(set) var pendingRevocations: [PendingRevocation] = []
     private let observers = ObserverList<AccountEvent>()
     private var loggingOut: Set<UserAccountIdentity> = []
+    private var retrying: Task<Void, Never>?
 
-    /// Creates a manager and loads the accounts and the current user from `store`.
+    /// Creates a manager and loads the accounts and the current user from `store`; revocations
+    /// a previous launch could not complete are retried at once, in the background (await
+    /// ``retryFailedRevocations()`` to wait for them).
     /// - Throws: ``CredentialStoreError`` when the store cannot be read at all (unreadable single
     ///   files are set aside and listed in ``loadProblems`` instead).
     public init(store: any CredentialStore, transport: any HTTPTransport) throws(CredentialStoreError) {
@@ -67,6 +81,14 @@ public final class UserAccountManager {
         allAccounts = contents.accounts
         currentIdentity = contents.currentUser
         loadProblems = contents.problems
+        do {
+            pendingRevocations = try store.loadPendingRevocations()
+        } catch {
+            loadProblems.append(CredentialStoreProblem(path: error.path, reason: error.reason, movedTo: nil))
+        }
+        if !pendingRevocations.isEmpty {
+            retrying = Task { [weak self] in await self?.retryPending(excluding: nil) }
+        }
     }
 
     /// The current user's account.
@@ -91,21 +113,49 @@ public final class UserAccountManager {
 
     // MARK: Login
 
-    /// Logs in through `config`'s login host and adds the account.
+    /// Logs in through `config`'s login host with `method`, and adds the account.
+    ///
+    /// ```swift
+    /// let account = try await accounts.logIn(config: config, using: .loopback(port: 1717))
+    /// ```
+    /// - Parameters:
+    ///   - config: The connected app and the login host.
+    ///   - method: ``LoginMethod/loopback(port:opener:timeout:clock:)`` (a browser),
+    ///     ``LoginMethod/deviceFlow`` (a code to enter elsewhere), ``LoginMethod/userAgent(flow:_:)``
+    ///     (the app's agent), or ``LoginMethod/autoApprove(flow:headers:)`` (testing mode).
+    ///   - loginHint: The username to prefill on the login page, if any.
+    ///   - makeCurrent: Make the new user current (always, when nobody is).
+    /// - Throws: ``LoginError`` naming the step that failed, or ``CredentialStoreError`` when the
+    ///   account cannot be stored (it is then not added).
+    @discardableResult
+    public func logIn(config: OAuthConfig, using method: LoginMethod, loginHint: String? = nil,
+                      makeCurrent: Bool = true) async throws -> UserAccount {
+        let (credentials, identity) = try await LoginSession(config: config, transport: transport).logIn(using: method, loginHint: loginHint)
+        let account = UserAccount(credentials: credentials, userIdentity: identity, loginHost: config.loginHost, clientID: config.clientID)
+        try add(account, makeCurrent: makeCurrent)
+        return account
+    }
+
+    /// Logs in with no person in the loop — ``LoginMethod/autoApprove(flow:headers:)``, the
+    /// testing mode: the authorize pages are fetched over ``transport`` and must redirect at once
+    /// (an embedded org, a test server). Against a real login page it fails with
+    /// ``OAuthError/noRedirect(status:summary:)``; apps use
+    /// ``logIn(config:using:loginHint:makeCurrent:)``.
     /// - Parameters:
     ///   - config: The connected app and the login host.
     ///   - flow: The OAuth flow (web server with PKCE, or user agent).
     ///   - loginHint: The username to prefill on the login page, if any.
     ///   - makeCurrent: Make the new user current (always, when nobody is).
-    /// - Throws: ``OAuthError`` from the login, or ``CredentialStoreError`` when the account
-    ///   cannot be stored (it is then not added).
+    /// - Throws: ``OAuthError`` from the login (the step is dropped, for callers written before
+    ///   ``LoginError``), or ``CredentialStoreError`` when the account cannot be stored.
     @discardableResult
     public func logIn(config: OAuthConfig, flow: AuthorizationRequest.Flow, loginHint: String? = nil,
                       makeCurrent: Bool = true) async throws -> UserAccount {
-        let (credentials, identity) = try await LoginSession(config: config, transport: transport).logIn(flow: flow, loginHint: loginHint)
-        let account = UserAccount(credentials: credentials, userIdentity: identity, loginHost: config.loginHost, clientID: config.clientID)
-        try add(account, makeCurrent: makeCurrent)
-        return account
+        do {
+            return try await logIn(config: config, using: .autoApprove(flow: flow), loginHint: loginHint, makeCurrent: makeCurrent)
+        } catch let error as LoginError {
+            throw error.error
+        }
     }
 
     /// Adds (or replaces) an account obtained elsewhere, and stores it — in the Mobile SDK's
@@ -146,10 +196,13 @@ public final class UserAccountManager {
     // MARK: Logout
 
     /// Logs a user out, in the Mobile SDK's order: willLogout (observers wipe the user's data) →
-    /// the account's files are deleted → the refresh token is revoked (a failed revoke is
-    /// recorded in ``failedRevocations`` and does not stop the logout) → the current user is
-    /// cleared if it was them → didLogout → orgDidLogout when the org's last user left.
-    /// Logging out a user who is being logged out, or unknown, does nothing.
+    /// the account's files are deleted → the refresh token is revoked (RFC 7009: token,
+    /// `token_type_hint`, `client_id`) — a failure does not stop the logout: it is recorded in
+    /// ``failedRevocations``, kept in ``pendingRevocations`` when worth retrying, and told as
+    /// ``AccountEvent/revocationFailed(_:willRetry:)`` → the current user is cleared if it was
+    /// them → didLogout → orgDidLogout when the org's last user left. Then revocations pending
+    /// from earlier are retried. Logging out a user who is being logged out, or unknown, does
+    /// nothing.
     public func logout(_ identity: UserAccountIdentity, reason: LogoutReason) async {
         guard let account = account(for: identity), !loggingOut.contains(identity) else { return }
         loggingOut.insert(identity)
@@ -157,11 +210,23 @@ public final class UserAccountManager {
         notify(.willLogout(identity, reason))
         try? store.delete(identity)
         allAccounts.removeAll { $0.identity == identity }
-        let token = account.credentials.refreshToken ?? account.credentials.accessToken
+        let (token, hint): (String, TokenClient.TokenTypeHint) = account.credentials.refreshToken.map { ($0, .refreshToken) }
+            ?? (account.credentials.accessToken, .accessToken)
+        let config = Self.config(for: account)
+        var failure: OAuthError?
         do {
-            try await TokenClient(config: Self.config(for: account), transport: transport).revoke(token: token)
+            try await TokenClient(config: config, transport: transport).revoke(token: token, hint: hint)
         } catch {
-            failedRevocations.append((identity, error))
+            failure = error
+        }
+        if let failure {
+            failedRevocations.append((identity, failure))
+            let willRetry = PendingRevocation.isWorthRetrying(failure)
+            if willRetry {
+                keepPending(pendingRevocations + [PendingRevocation(identity: identity, revokeURL: config.revokeURL, clientID: account.clientID,
+                                                                    tokenTypeHint: hint, token: token, failure: failure)])
+            }
+            notify(.revocationFailed(identity, willRetry: willRetry))
         }
         if currentIdentity == identity {
             try? store.saveCurrentUser(nil)
@@ -169,6 +234,9 @@ public final class UserAccountManager {
         }
         notify(.didLogout(identity, reason))
         if accounts(inOrg: identity.orgID).isEmpty { notify(.orgDidLogout(identity.orgID)) }
+        if pendingRevocations.contains(where: { $0.identity != identity || failure == nil }) {
+            await retryFailedRevocations(excluding: failure == nil ? nil : identity)
+        }
     }
 
     /// Logs every user out, one after the other.
@@ -188,12 +256,78 @@ public final class UserAccountManager {
         do {
             account.credentials = try await TokenClient(config: Self.config(for: account), transport: transport).refresh(account.credentials)
         } catch {
-            if case .serverError(code: "invalid_grant", _) = error { await logout(identity, reason: .tokenExpired) }
+            if case .serverError(code: "invalid_grant", _, _) = error { await logout(identity, reason: .tokenExpired) }
             throw error
         }
         try store.save(account)
         if let index = allAccounts.firstIndex(where: { $0.identity == identity }) { allAccounts[index] = account }
         return account
+    }
+
+    /// The user's credentials, refreshed first when their access token has expired or will
+    /// within `leeway` (known from the token response's `expires_in`) — so a request need not
+    /// fail with 401 first. Credentials whose expiry is unknown come back as they are.
+    /// - Throws: As ``refreshCredentials(for:)``.
+    public func freshCredentials(for identity: UserAccountIdentity, leeway: TimeInterval = 60, now: Date = Date()) async throws -> Credentials {
+        guard let account = account(for: identity) else {
+            throw CredentialStoreError(path: identity.description, reason: "there is no such account")
+        }
+        guard account.credentials.needsRefresh(at: now, leeway: leeway) else { return account.credentials }
+        return try await refreshCredentials(for: identity).credentials
+    }
+
+    // MARK: Revocations
+
+    /// Retries the revocations that failed (``pendingRevocations``), once each: those that go
+    /// through are dropped (``AccountEvent/revocationCompleted(_:)``), those that fail again are
+    /// kept, those the server refuses for good are dropped with
+    /// ``AccountEvent/revocationFailed(_:willRetry:)`` (`willRetry: false`). A retry already
+    /// running (the one a new manager starts) is waited for instead of doubled.
+    public func retryFailedRevocations() async {
+        await retryFailedRevocations(excluding: nil)
+    }
+
+    private func retryFailedRevocations(excluding skipped: UserAccountIdentity?) async {
+        while let running = retrying { await running.value }
+        guard pendingRevocations.contains(where: { $0.identity != skipped }) else { return }
+        let task = Task { await self.retryPending(excluding: skipped) }
+        retrying = task
+        await task.value
+    }
+
+    private func retryPending(excluding skipped: UserAccountIdentity?) async {
+        defer { retrying = nil }
+        for pending in pendingRevocations where pending.identity != skipped {
+            var failure: OAuthError?
+            do { try await pending.revoke(over: transport) } catch { failure = error }
+            guard let failure else {
+                keepPending(pendingRevocations.filter { $0 != pending })
+                notify(.revocationCompleted(pending.identity))
+                continue
+            }
+            failedRevocations.append((pending.identity, failure))
+            if PendingRevocation.isWorthRetrying(failure) {
+                keepPending(pendingRevocations.map { kept in
+                    guard kept == pending else { return kept }
+                    var updated = kept
+                    updated.attempts += 1
+                    updated.lastFailure = failure.description
+                    return updated
+                })
+            } else {
+                keepPending(pendingRevocations.filter { $0 != pending })
+                notify(.revocationFailed(pending.identity, willRetry: false))
+            }
+        }
+    }
+
+    /// Sets the pending list and writes it to the store (a failed write keeps it in memory,
+    /// and in ``loadProblems``' sense it is lost at exit; nothing better can be done).
+    private func keepPending(_ revocations: [PendingRevocation]) {
+        pendingRevocations = revocations
+        do { try store.savePendingRevocations(revocations) } catch {
+            loadProblems.append(CredentialStoreProblem(path: error.path, reason: "pending revocations not saved: \(error.reason)", movedTo: nil))
+        }
     }
 
     /// The token endpoints of the account's login host (no redirect URI is needed for them).

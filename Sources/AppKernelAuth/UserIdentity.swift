@@ -82,10 +82,18 @@ public struct UserIdentity: Sendable, Hashable, Codable {
             guard let value = object[key] as? String, !value.isEmpty else { throw .missingParameter(key) }
             return value
         }
+        // The Mobile SDK reads mobile_policy's values whether the server sends numbers or
+        // strings ("4"), and so does this.
+        func integer(_ value: Any?) -> Int? {
+            switch value {
+            case let text as String: Int(text.trimmingCharacters(in: .whitespaces))
+            case let number as NSNumber: number.intValue
+            default: nil
+            }
+        }
         var policy: MobilePolicy?
         if let raw = object["mobile_policy"] as? [String: Any] {
-            policy = MobilePolicy(pinLength: (raw["pin_length"] as? NSNumber)?.intValue,
-                                  screenLockMinutes: (raw["screen_lock"] as? NSNumber)?.intValue)
+            policy = MobilePolicy(pinLength: integer(raw["pin_length"]), screenLockMinutes: integer(raw["screen_lock"]))
         }
         let username = try string("username")
         self.init(userID: try string("user_id"), orgID: try string("organization_id"), username: username,
@@ -95,6 +103,6 @@ public struct UserIdentity: Sendable, Hashable, Codable {
                   urls: (object["urls"] as? [String: Any])?.compactMapValues { $0 as? String } ?? [:],
                   isActive: (object["active"] as? Bool) ?? true, userType: object["user_type"] as? String,
                   language: object["language"] as? String, locale: object["locale"] as? String,
-                  utcOffset: (object["utcOffset"] as? NSNumber)?.intValue, mobilePolicy: policy)
+                  utcOffset: integer(object["utcOffset"]), mobilePolicy: policy)
     }
 }

@@ -10,7 +10,7 @@ struct AuthorizationRequestTests {
         URL(string: "myapp://oauth/done#\(fragment)&state=\(state)")!
     }
 
-    let good = "access_token=SECRETVALUE&instance_url=https%3A%2F%2Fna1.salesforce.com&id=https%3A%2F%2Flogin.salesforce.com%2Fid%2F00D1%2F0051"
+    let good = "access_token=SECRETVALUE&instance_url=https%3A%2F%2Fna1.salesforce.com&id=https%3A%2F%2Flogin.salesforce.com%2Fid%2F00D1%2F0051&token_type=Bearer"
 
     @Test func theAuthorizeURLIsStrictlyEncoded() throws {
         let request = try AuthorizationRequest(config: config, flow: .userAgent, state: "s1", codeVerifier: nil, loginHint: "ada+1@example.com")
@@ -68,6 +68,10 @@ struct AuthorizationRequestTests {
             (URL(string: "otherapp://oauth/done#\(good)&state=s1")!,
              .unexpectedRedirect(expected: config.redirectURI, received: URL(string: "otherapp://oauth/done#\(good)&state=s1")!)),
             (URL(string: "myapp://oauth/done?code=c&state=s1")!, .stateMismatch),
+            // RFC 6749 §4.2.2 / §7.1: token_type is required, and only Bearer is used.
+            (callback(good.replacingOccurrences(of: "&token_type=Bearer", with: "")), .missingParameter("token_type")),
+            (callback(good.replacingOccurrences(of: "token_type=Bearer", with: "token_type=mac")), .unsupportedTokenType("mac")),
+            (callback(good + "&expires_in=soon"), .malformedParameter("expires_in", reason: "not a number of seconds")),
         ]
         for (url, expected) in cases {
             let error = #expect(throws: OAuthError.self) { _ = try request.parseCallback(url) }
@@ -90,6 +94,13 @@ struct AuthorizationRequestTests {
         #expect(credentials.scopes == ["api", "web"])
         #expect(credentials.signature == "sig=")
         #expect(credentials.tokenType == "Bearer")
+        #expect(credentials.expiresAt == nil, "Salesforce sends no expires_in")
+        let lowerCase = try request.parseCallback(callback(good.replacingOccurrences(of: "token_type=Bearer", with: "token_type=bEaReR") + "&expires_in=7200"))
+        #expect(lowerCase.tokenType == "Bearer", "token_type is case-insensitive (RFC 6749 §5.1)")
+        let expiresAt = try #require(lowerCase.expiresAt)
+        #expect(abs(expiresAt.timeIntervalSinceNow - 7200) < 60)
+        #expect(lowerCase.needsRefresh(at: expiresAt.addingTimeInterval(-30)), "within the minute's leeway")
+        #expect(!lowerCase.needsRefresh(at: expiresAt.addingTimeInterval(-3600)))
         #expect(credentials.communityID == "0DB1")
         #expect(credentials.communityURL?.absoluteString == "https://acme.my.site.com/partners")
         #expect(credentials.orgID == "00D1")

@@ -101,7 +101,7 @@ struct LoopbackLoginTests {
             let error = await #expect(throws: OAuthError.self) {
                 _ = try await LoginSession(config: wrong, transport: transport).logIn(flow: .userAgent)
             }
-            #expect(error == .noRedirect(status: 400))
+            #expect(error == .noRedirect(status: 400, summary: "unknown client_id"), "the server's reason is kept")
         }
     }
 

@@ -47,7 +47,7 @@ struct TokenClientTests {
         }
         #expect(error == .httpStatus(502, body: "<html>Bad Gateway</html>"))
         let success = await #expect(throws: OAuthError.self) { _ = try await client(body: "not json").refresh(credentials) }
-        #expect(success == .httpStatus(200, body: "not json"))
+        #expect(success == .unexpectedResponse(status: 200, contentType: "application/json", summary: "not json"))
     }
 
     @Test func anAnswerWithoutRequiredFieldsIsNamed() async {

@@ -1,0 +1,148 @@
+import Foundation
+
+extension LoginSession {
+    /// Logs in with `method` and returns the credentials and the user's identity.
+    ///
+    /// ```swift
+    /// let session = LoginSession(config: config, transport: URLSessionTransport())
+    /// let (credentials, identity) = try await session.logIn(using: .deviceFlow)
+    /// ```
+    /// - Throws: ``LoginError`` naming the step that failed. No token is kept after a failure.
+    public func logIn(using method: LoginMethod, loginHint: String? = nil) async throws(LoginError) -> (Credentials, UserIdentity) {
+        let credentials: Credentials
+        switch method.kind {
+        case .loopback(let port, let opener, let timeout, let clock):
+            credentials = try await loopbackLogin(port: port, opener: opener, timeout: timeout, clock: clock, loginHint: loginHint)
+        case .deviceFlow(let presenter, let clock):
+            credentials = try await deviceLogin(presenter: presenter, clock: clock)
+        case .userAgent(let flow, let agent):
+            let request = AuthorizationRequest(config: config, flow: flow, loginHint: loginHint)
+            let callback: URL
+            do { callback = try await agent(request.url) } catch {
+                throw LoginError(step: .openBrowser, error: Self.oauthError(error, "the user agent"))
+            }
+            credentials = try await finish(request, callback: callback)
+        case .autoApprove(let flow, let headers):
+            var session = self
+            session.authorizeHeaders.merge(headers) { _, new in new }
+            let request = AuthorizationRequest(config: config, flow: flow, loginHint: loginHint)
+            let callback = try await step(.authorize) { () async throws(OAuthError) in try await session.authorize(request) }
+            credentials = try await finish(request, callback: callback)
+        }
+        let identity = try await step(.identity) { () async throws(OAuthError) in try await self.identity(for: credentials) }
+        return (credentials, identity)
+    }
+
+    /// Parses the callback of `request` and, in the web-server flow, exchanges its code.
+    private func finish(_ request: AuthorizationRequest, callback: URL) async throws(LoginError) -> Credentials {
+        switch request.flow {
+        case .userAgent:
+            return try step(.callback) { () throws(OAuthError) in try request.parseCallback(callback) }
+        case .webServer:
+            let code = try step(.callback) { () throws(OAuthError) in try request.parseCodeCallback(callback) }
+            return try await step(.tokenExchange) { () async throws(OAuthError) in
+                try await TokenClient(config: request.config, transport: transport).exchange(code: code, codeVerifier: request.codeVerifier ?? "")
+            }
+        }
+    }
+
+    // MARK: Loopback (RFC 8252 §7.3)
+
+    private func loopbackLogin(port: UInt16?, opener: BrowserOpener, timeout: Duration, clock: any Clock<Duration>,
+                               loginHint: String?) async throws(LoginError) -> Credentials {
+        let redirect = config.redirectURI
+        let host = redirect.host?.lowercased() ?? ""
+        guard redirect.scheme?.lowercased() == "http", host == "localhost" || host == "127.0.0.1" else {
+            throw LoginError(step: .listen, error: .malformedParameter(
+                "redirect_uri", reason: "the loopback flow needs an http://localhost or http://127.0.0.1 redirect URI (RFC 8252 §7.3), not '\(redirect.absoluteString)'"))
+        }
+        if let port, port != 0, let registered = redirect.port, registered != Int(port) {
+            throw LoginError(step: .listen, error: .malformedParameter(
+                "redirect_uri", reason: "its port \(registered) is not the listener's port \(port); the server would redirect elsewhere"))
+        }
+        let listener = try step(.listen) { () throws(OAuthError) in
+            try LoopbackListener(port: port ?? UInt16(clamping: redirect.port ?? 0), path: redirect.path)
+        }
+        defer { listener.stop(.cancelled) }
+        var loopbackConfig = config
+        loopbackConfig.redirectURI = URL(string: "http://\(host):\(listener.port)\(listener.path)")!
+        let request = AuthorizationRequest(config: loopbackConfig, flow: .webServer, loginHint: loginHint)
+        let callback = try await awaitCallback(listener, request: request, host: host, opener: opener, timeout: timeout, clock: clock)
+        return try await finish(request, callback: callback)
+    }
+
+    /// Opens the authorize URL and waits for the listener's one callback, the deadline, or
+    /// cancellation — whichever comes first.
+    private func awaitCallback(_ listener: LoopbackListener, request: AuthorizationRequest, host: String, opener: BrowserOpener,
+                               timeout: Duration, clock: any Clock<Duration>) async throws(LoginError) -> URL {
+        let url = request.url
+        let state = request.state
+        do {
+            return try await withThrowingTaskGroup(of: URL?.self) { group in
+                group.addTask {
+                    do throws(OAuthError) { return try await listener.waitForCallback(state: state, host: host) } catch {
+                        throw LoginError(step: .awaitCallback, error: error)
+                    }
+                }
+                group.addTask {
+                    do { try await opener.open(url) } catch {
+                        throw LoginError(step: .openBrowser, error: Self.oauthError(error, "the browser opener"))
+                    }
+                    return nil
+                }
+                group.addTask {
+                    do { try await Self.sleep(clock, for: timeout) } catch { return nil }
+                    throw LoginError(step: .awaitCallback, error: .timedOut("no redirect reached the listener within \(timeout)"))
+                }
+                while let next = try await group.next() {
+                    if let callback = next {
+                        group.cancelAll()
+                        return callback
+                    }
+                }
+                throw LoginError(step: .awaitCallback, error: .cancelled)
+            }
+        } catch let error as LoginError {
+            if Task.isCancelled { throw LoginError(step: .awaitCallback, error: .cancelled) }
+            throw error
+        } catch {
+            throw LoginError(step: .awaitCallback, error: .cancelled)
+        }
+    }
+
+    private static func sleep<C: Clock>(_ clock: C, for duration: Duration) async throws where C.Duration == Duration {
+        try await clock.sleep(until: clock.now.advanced(by: duration), tolerance: nil)
+    }
+
+    // MARK: Device flow (RFC 8628)
+
+    private func deviceLogin(presenter: DeviceCodePresenter, clock: any Clock<Duration>) async throws(LoginError) -> Credentials {
+        let client = DeviceFlowClient(config: config, transport: transport)
+        let authorization = try await step(.deviceAuthorization) { () async throws(OAuthError) in try await client.requestAuthorization() }
+        await presenter.present(authorization)
+        return try await step(.devicePolling) { () async throws(OAuthError) in try await Self.poll(client, authorization, clock) }
+    }
+
+    private static func poll<C: Clock>(_ client: DeviceFlowClient, _ authorization: DeviceAuthorization, _ clock: C) async throws(OAuthError) -> Credentials
+    where C.Duration == Duration {
+        try await client.poll(authorization, clock: clock)
+    }
+
+    // MARK: Steps
+
+    private func step<T>(_ step: LoginStep, _ body: () throws(OAuthError) -> T) throws(LoginError) -> T {
+        do { return try body() } catch { throw LoginError(step: step, error: error) }
+    }
+
+    private func step<T>(_ step: LoginStep, _ body: () async throws(OAuthError) -> T) async throws(LoginError) -> T {
+        do { return try await body() } catch { throw LoginError(step: step, error: Task.isCancelled ? .cancelled : error) }
+    }
+
+    private static func oauthError(_ error: any Error, _ who: String) -> OAuthError {
+        switch error {
+        case let error as OAuthError: error
+        case is CancellationError: .cancelled
+        default: .transport("\(who) failed: \(error.localizedDescription)")
+        }
+    }
+}

@@ -1,0 +1,199 @@
+import Foundation
+
+/// How a login reaches the user — one choice among the three ways (and a testing mode):
+///
+/// - ``loopback(port:opener:timeout:clock:)``: the web-server flow with PKCE; the authorize URL
+///   opens in the user's browser and a listener on 127.0.0.1 receives the redirect (RFC 8252
+///   §7.3). The way for a desktop or a terminal with a browser at hand.
+/// - ``deviceFlow`` / ``deviceFlow(presenter:clock:)``: the device authorization grant (RFC
+///   8628); the app shows a code and an address, the user approves on any device. The way for a
+///   headless machine.
+/// - ``userAgent(flow:_:)``: the app's own agent (an embedded web view, a custom browser) opens
+///   the authorize URL and hands back the callback URL.
+/// - ``autoApprove(flow:headers:)``: *testing mode*, no person: the authorize pages are fetched
+///   over the transport and must redirect at once (an embedded org, a test server).
+///
+/// ```swift
+/// let account = try await accounts.logIn(config: config, using: .loopback(port: 1717))
+/// ```
+public struct LoginMethod: Sendable {
+    enum Kind: Sendable {
+        case loopback(port: UInt16?, opener: BrowserOpener, timeout: Duration, clock: any Clock<Duration>)
+        case deviceFlow(presenter: DeviceCodePresenter, clock: any Clock<Duration>)
+        case userAgent(flow: AuthorizationRequest.Flow, agent: @Sendable (URL) async throws -> URL)
+        case autoApprove(flow: AuthorizationRequest.Flow, headers: [String: String])
+    }
+
+    let kind: Kind
+
+    /// The loopback redirect (RFC 8252 §7.3) with the web-server flow and PKCE (S256).
+    ///
+    /// The config's redirect URI must be `http://localhost…` or `http://127.0.0.1…` (a
+    /// connected app registers e.g. `http://localhost:1717/OauthRedirect`); its path is the one
+    /// the listener answers, its port is replaced by the listener's.
+    /// - Parameters:
+    ///   - port: The port to listen on: `nil` takes the redirect URI's (an ephemeral one when it
+    ///     has none), `0` an ephemeral one — for servers that allow any loopback port, as RFC
+    ///     8252 §7.3 asks.
+    ///   - opener: Shows the authorize URL: ``BrowserOpener/system`` runs `xdg-open` where there
+    ///     is a display and prints the URL otherwise; tests pass one that plays the browser.
+    ///   - timeout: How long to wait for the redirect before ``OAuthError/timedOut(_:)``.
+    ///   - clock: The clock the timeout runs on.
+    public static func loopback(port: UInt16? = nil, opener: BrowserOpener = .system, timeout: Duration = .seconds(300),
+                                clock: any Clock<Duration> = ContinuousClock()) -> LoginMethod {
+        LoginMethod(kind: .loopback(port: port, opener: opener, timeout: timeout, clock: clock))
+    }
+
+    /// The device flow (RFC 8628), its code shown on the console (standard error).
+    public static var deviceFlow: LoginMethod { deviceFlow() }
+
+    /// The device flow (RFC 8628): requests a device code, shows the user code and the
+    /// verification URL through `presenter`, and polls the token endpoint at the server's
+    /// `interval` (5 s more after each `slow_down`, twice as long after a connection failure)
+    /// until the user approves, denies (`access_denied`) or the code expires.
+    /// - Parameters:
+    ///   - presenter: Shows the code to the user.
+    ///   - clock: The clock polling waits on (tests pass one they drive).
+    public static func deviceFlow(presenter: DeviceCodePresenter = .console, clock: any Clock<Duration> = ContinuousClock()) -> LoginMethod {
+        LoginMethod(kind: .deviceFlow(presenter: presenter, clock: clock))
+    }
+
+    /// The app's own user agent: `agent` gets the authorize URL, shows the login pages, and
+    /// returns the URL the server redirected to (the config's redirect URI with its parameters).
+    /// - Parameters:
+    ///   - flow: `.webServer` (a code and PKCE; the default) or `.userAgent` (tokens in the
+    ///     fragment).
+    ///   - agent: Opens the authorize URL and hands back the callback URL.
+    public static func userAgent(flow: AuthorizationRequest.Flow = .webServer,
+                                 _ agent: @escaping @Sendable (_ authorizeURL: URL) async throws -> URL) -> LoginMethod {
+        LoginMethod(kind: .userAgent(flow: flow, agent: agent))
+    }
+
+    /// Testing mode: fetches the authorize URL over the manager's transport and follows its
+    /// redirects to the callback, with no person in between (``LoginSession/authorize(_:)``).
+    /// Works only against servers that approve at once; a login form fails with
+    /// ``OAuthError/noRedirect(status:summary:)``.
+    /// - Parameters:
+    ///   - flow: `.webServer` (PKCE) or `.userAgent`.
+    ///   - headers: Headers sent with the authorize request (a session cookie, say).
+    public static func autoApprove(flow: AuthorizationRequest.Flow = .webServer, headers: [String: String] = [:]) -> LoginMethod {
+        LoginMethod(kind: .autoApprove(flow: flow, headers: headers))
+    }
+}
+
+/// A step of a login, named in ``LoginError``.
+public enum LoginStep: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
+    /// Starting the loopback redirect listener.
+    case listen
+    /// Showing the authorize URL (the browser opener or the app's agent).
+    case openBrowser
+    /// Waiting for the browser's redirect (deadline, cancellation).
+    case awaitCallback
+    /// Reading the callback: state, the server's error, the code or tokens.
+    case callback
+    /// Fetching the authorize pages with no person (testing mode).
+    case authorize
+    /// Exchanging the code for tokens.
+    case tokenExchange
+    /// Requesting a device code (device flow).
+    case deviceAuthorization
+    /// Polling for the tokens while the user approves (device flow).
+    case devicePolling
+    /// Fetching the user's identity.
+    case identity
+
+    /// The step, in words.
+    public var description: String {
+        switch self {
+        case .listen: "starting the redirect listener"
+        case .openBrowser: "opening the login page"
+        case .awaitCallback: "waiting for the browser's redirect"
+        case .callback: "reading the redirect"
+        case .authorize: "fetching the authorize pages"
+        case .tokenExchange: "exchanging the code for tokens"
+        case .deviceAuthorization: "requesting a device code"
+        case .devicePolling: "waiting for the device login to be approved"
+        case .identity: "fetching the user's identity"
+        }
+    }
+}
+
+/// Why a login failed: the step, and the ``OAuthError`` there. Never carries a token.
+public struct LoginError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The step that failed.
+    public var step: LoginStep
+    /// What went wrong there.
+    public var error: OAuthError
+
+    /// Creates an error.
+    public init(step: LoginStep, error: OAuthError) {
+        self.step = step
+        self.error = error
+    }
+
+    /// "login failed while <step>: <error>".
+    public var description: String { "login failed while \(step): \(error)" }
+}
+
+/// Shows an authorize URL to the user: the loopback flow's "browser".
+public struct BrowserOpener: Sendable {
+    private let handler: @Sendable (URL) async throws -> Void
+
+    /// Creates an opener that calls `open` with the authorize URL. It should return once the
+    /// URL is shown (the login waits for the redirect meanwhile); a thrown error ends the login
+    /// at ``LoginStep/openBrowser``.
+    public init(_ open: @escaping @Sendable (URL) async throws -> Void) { handler = open }
+
+    /// Shows `url`.
+    public func open(_ url: URL) async throws { try await handler(url) }
+
+    /// `xdg-open` where there is a graphical session (`DISPLAY` or `WAYLAND_DISPLAY` set and
+    /// `xdg-open` on `PATH`); otherwise — or when `xdg-open` fails — the URL is printed on
+    /// standard error for the user to open.
+    public static var system: BrowserOpener {
+        BrowserOpener { url in
+            let environment = ProcessInfo.processInfo.environment
+            guard hasGraphicalSession(environment: environment), let xdgOpen = executable(named: "xdg-open", path: environment["PATH"]) else {
+                printToStandardError(prompt(for: url))
+                return
+            }
+            let process = Process()
+            process.executableURL = xdgOpen
+            process.arguments = [url.absoluteString]
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            process.terminationHandler = { finished in
+                if finished.terminationStatus != 0 { printToStandardError(prompt(for: url)) }
+            }
+            do { try process.run() } catch { printToStandardError(prompt(for: url)) }
+        }
+    }
+
+    /// An opener that only prints: `write` gets a line asking the user to open the URL.
+    public static func printing(_ write: @escaping @Sendable (String) -> Void = { FileHandle.standardError.write(Data($0.utf8)) }) -> BrowserOpener {
+        BrowserOpener { url in write(prompt(for: url)) }
+    }
+
+    /// Whether `environment` has a display: `DISPLAY` or `WAYLAND_DISPLAY` set and not empty.
+    public static func hasGraphicalSession(environment: [String: String]) -> Bool {
+        !(environment["DISPLAY"] ?? "").isEmpty || !(environment["WAYLAND_DISPLAY"] ?? "").isEmpty
+    }
+
+    /// The executable `name` in the `PATH` list `path`, if any.
+    static func executable(named name: String, path: String?) -> URL? {
+        for directory in (path ?? "").split(separator: ":") where !directory.isEmpty {
+            let candidate = URL(fileURLWithPath: String(directory)).appendingPathComponent(name)
+            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+        }
+        return nil
+    }
+
+    static func prompt(for url: URL) -> String {
+        "To log in, open this address in a browser:\n  \(url.absoluteString)\n"
+    }
+}
+
+/// Writes `text` to standard error.
+@Sendable func printToStandardError(_ text: String) {
+    FileHandle.standardError.write(Data(text.utf8))
+}

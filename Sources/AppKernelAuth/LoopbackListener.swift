@@ -1,0 +1,256 @@
+import Foundation
+import Synchronization
+
+/// The loopback redirect listener of RFC 8252 §7.3: an HTTP server on 127.0.0.1 that waits for
+/// exactly one callback — the browser's redirect to `http://127.0.0.1:<port><path>?code=…&state=…`
+/// — answers it with a short HTML page, and closes.
+///
+/// A request for another path, with a missing or wrong `state`, with a duplicated parameter or
+/// for another host name (DNS rebinding) is refused with an error page and the wait goes on: a
+/// stray tab or a forged link cannot end the login. Connections are served side by side (a
+/// browser's idle pre-connection does not hold the real one up), read with a 16 KB limit and
+/// dropped after 10 s of silence. Nothing in a request is echoed into a page unescaped.
+final class LoopbackListener: Sendable {
+    /// The port it listens on (the ephemeral one when asked for port 0).
+    let port: UInt16
+    /// The redirect URI's path the callback must have.
+    let path: String
+
+    private enum Phase {
+        case bound
+        case serving(CheckedContinuation<Result<URL, OAuthError>, Never>)
+        case finished
+    }
+
+    private let listener: Int32
+    private let wakePipe: (read: Int32, write: Int32)
+    private let phase: Mutex<Phase>
+    /// Set when the wait ends for a reason other than a callback (cancelled, stopped).
+    private let stopReason = Mutex<OAuthError?>(nil)
+
+    /// Listens on 127.0.0.1:`port` (0: any free port).
+    /// - Throws: ``OAuthError/portInUse(_:)`` when another program listens there,
+    ///   ``OAuthError/listenerFailed(_:)`` otherwise.
+    init(port: UInt16, path: String) throws(OAuthError) {
+        let bound: (descriptor: Int32, port: UInt16)
+        do { bound = try POSIX.listenOnLoopback(port: port) } catch {
+            switch error {
+            case .portInUse: throw .portInUse(Int(port))
+            case .failed(let reason): throw .listenerFailed(reason)
+            }
+        }
+        guard let pipe = POSIX.pipe() else {
+            POSIX.close(bound.descriptor)
+            throw .listenerFailed("pipe: \(POSIX.message(errno))")
+        }
+        listener = bound.descriptor
+        wakePipe = pipe
+        self.port = bound.port
+        self.path = path.isEmpty ? "/" : path
+        phase = Mutex(.bound)
+    }
+
+    deinit {
+        // Only reached without a serving thread (it holds `self`): close what it would have.
+        if case .bound = phase.withLock({ $0 }) { closeDescriptors() }
+    }
+
+    /// Waits for the callback carrying `state`, and returns its URL as `http://<host>:<port>…`.
+    /// Ends with ``OAuthError/cancelled`` when the task is cancelled or ``stop(_:)`` is called.
+    func waitForCallback(state: String, host: String) async throws(OAuthError) -> URL {
+        let result = await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Result<URL, OAuthError>, Never>) in
+                let start: Bool = phase.withLock { phase in
+                    guard case .bound = phase else { return false }
+                    phase = .serving(continuation)
+                    return true
+                }
+                guard start else {
+                    continuation.resume(returning: .failure(stopReason.withLock { $0 } ?? .cancelled))
+                    return
+                }
+                let thread = Thread { [self] in self.serve(state: state, host: host) }
+                thread.name = "AppKernelAuth loopback redirect listener"
+                thread.start()
+            }
+        } onCancel: {
+            stop(.cancelled)
+        }
+        return try result.get()
+    }
+
+    /// Ends the wait (if any) with `reason` and closes the listener.
+    func stop(_ reason: OAuthError) {
+        stopReason.withLock { if $0 == nil { $0 = reason } }
+        let closeNow: Bool = phase.withLock { phase in
+            switch phase {
+            case .bound:
+                phase = .finished
+                return true
+            case .serving:
+                // Under the lock: the serving thread closes the pipe only after it took the
+                // phase to `.finished`, so this descriptor is still the pipe's.
+                POSIX.wake(wakePipe.write)
+                return false
+            case .finished:
+                return false
+            }
+        }
+        if closeNow { closeDescriptors() }
+    }
+
+    private func closeDescriptors() {
+        POSIX.close(listener)
+        POSIX.close(wakePipe.read)
+        POSIX.close(wakePipe.write)
+    }
+
+    // MARK: The serving loop (its own thread: it blocks in poll)
+
+    private struct Connection {
+        var bytes: [UInt8] = []
+        let opened = ContinuousClock.now
+    }
+
+    private static let headLimit = 16 * 1024
+    private static let idleLimit = Duration.seconds(10)
+
+    private func serve(state: String, host: String) {
+        var connections: [Int32: Connection] = [:]
+        var outcome: Result<URL, OAuthError>?
+        while outcome == nil {
+            let descriptors = [wakePipe.read, listener] + connections.keys.sorted()
+            let ready = POSIX.pollReadable(descriptors, timeoutMilliseconds: connections.isEmpty ? -1 : 1000)
+            if ready[0] { break }
+            if ready[1] {
+                while let connection = POSIX.accept(listener) { connections[connection] = Connection() }
+            }
+            for (index, descriptor) in descriptors.enumerated().dropFirst(2) where ready[index] {
+                guard var connection = connections[descriptor] else { continue }
+                switch POSIX.read(descriptor) {
+                case .wouldBlock:
+                    continue
+                case .closed:
+                    POSIX.close(descriptor)
+                    connections[descriptor] = nil
+                    continue
+                case .bytes(let bytes):
+                    connection.bytes += bytes
+                }
+                let complete = connection.bytes.count >= Self.headLimit || Self.endOfHead(in: connection.bytes)
+                guard complete else {
+                    connections[descriptor] = connection
+                    continue
+                }
+                let (response, callback) = answer(connection.bytes, state: state, host: host)
+                POSIX.writeAll(descriptor, response)
+                POSIX.close(descriptor)
+                connections[descriptor] = nil
+                if let callback {
+                    outcome = .success(callback)
+                    break
+                }
+            }
+            let now = ContinuousClock.now
+            for (descriptor, connection) in connections where now - connection.opened > Self.idleLimit {
+                POSIX.close(descriptor)
+                connections[descriptor] = nil
+            }
+        }
+        for descriptor in connections.keys { POSIX.close(descriptor) }
+        let continuation: CheckedContinuation<Result<URL, OAuthError>, Never>? = phase.withLock { phase in
+            guard case .serving(let continuation) = phase else { return nil }
+            phase = .finished
+            return continuation
+        }
+        closeDescriptors()
+        continuation?.resume(returning: outcome ?? .failure(stopReason.withLock { $0 } ?? .cancelled))
+    }
+
+    private static func endOfHead(in bytes: [UInt8]) -> Bool {
+        guard bytes.count >= 4 else { return false }
+        for index in 0...(bytes.count - 4) where bytes[index] == 13 && bytes[index + 1] == 10 && bytes[index + 2] == 13 && bytes[index + 3] == 10 {
+            return true
+        }
+        return false
+    }
+
+    /// The answer to one request, and the callback URL when it is the awaited callback.
+    private func answer(_ bytes: [UInt8], state expected: String, host: String) -> (response: [UInt8], callback: URL?) {
+        guard bytes.count < Self.headLimit else {
+            return (Self.page(431, "Request too large", "This request is too large to be a login redirect."), nil)
+        }
+        let head = String(decoding: bytes, as: UTF8.self)
+        let lines = head.components(separatedBy: "\r\n")
+        let requestLine = lines[0].split(separator: " ", omittingEmptySubsequences: true)
+        guard requestLine.count == 3, requestLine[2].hasPrefix("HTTP/1.") else {
+            return (Self.page(400, "Bad request", "This is not an HTTP request this listener understands."), nil)
+        }
+        guard requestLine[0] == "GET" else {
+            return (Self.page(405, "Method not allowed", "The login redirect is a GET request."), nil)
+        }
+        var hostHeader: String?
+        for line in lines.dropFirst() {
+            guard let colon = line.firstIndex(of: ":") else { continue }
+            if line[..<colon].trimmingCharacters(in: .whitespaces).lowercased() == "host" {
+                hostHeader = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces).lowercased()
+            }
+        }
+        let allowedHosts = ["127.0.0.1", "localhost", "[::1]", host.lowercased()].map { "\($0):\(port)" }
+        guard let hostHeader, allowedHosts.contains(hostHeader) else {
+            return (Self.page(400, "Wrong host", "This listener only answers requests for this computer's loopback address."), nil)
+        }
+        let target = String(requestLine[1])
+        let pathPart = target.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)[0]
+        guard pathPart == path else {
+            return (Self.page(404, "Not found", "This address is not the login's redirect address."), nil)
+        }
+        let query = target.contains("?") ? String(target.split(separator: "?", maxSplits: 1)[1].split(separator: "#")[0]) : ""
+        guard let pairs = FormEncoding.decode(query) else {
+            return (Self.page(400, "Bad request", "The login response is malformed."), nil)
+        }
+        var parameters: [String: String] = [:]
+        for (name, value) in pairs {
+            guard parameters[name] == nil else {
+                return (Self.page(400, "Bad request", "The login response repeats a parameter; it was not trusted."), nil)
+            }
+            parameters[name] = value
+        }
+        guard let state = parameters["state"], Self.constantTimeEqual(state, expected) else {
+            return (Self.page(400, "Not this login",
+                              "This login response does not belong to the login in progress (its state is missing or wrong). It was ignored; the login is still waiting."), nil)
+        }
+        guard let callback = URL(string: "http://\(host):\(port)\(target)") else {
+            return (Self.page(400, "Bad request", "The login response is malformed."), nil)
+        }
+        if let error = parameters["error"] {
+            let reason = parameters["error_description"].map { "\(error): \($0)" } ?? error
+            return (Self.page(200, "Login failed", "The login did not succeed (\(reason)). You can close this window and return to the app."), callback)
+        }
+        return (Self.page(200, "Logged in", "You are logged in. You can close this window and return to the app."), callback)
+    }
+
+    private static func constantTimeEqual(_ lhs: String, _ rhs: String) -> Bool {
+        let (left, right) = (Array(lhs.utf8), Array(rhs.utf8))
+        guard left.count == right.count else { return false }
+        var difference: UInt8 = 0
+        for index in left.indices { difference |= left[index] ^ right[index] }
+        return difference == 0
+    }
+
+    private static func page(_ status: Int, _ title: String, _ message: String) -> [UInt8] {
+        func escape(_ text: String) -> String {
+            text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
+                .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
+        }
+        let reasons = [200: "OK", 400: "Bad Request", 404: "Not Found", 405: "Method Not Allowed", 431: "Request Header Fields Too Large"]
+        let body = """
+            <!doctype html><html><head><meta charset="utf-8"><title>\(escape(title))</title></head>\
+            <body><h1>\(escape(title))</h1><p>\(escape(message))</p></body></html>
+
+            """
+        let head = "HTTP/1.1 \(status) \(reasons[status] ?? "Error")\r\nContent-Type: text/html; charset=utf-8\r\n"
+            + "Content-Length: \(body.utf8.count)\r\nCache-Control: no-store\r\nReferrer-Policy: no-referrer\r\nConnection: close\r\n\r\n"
+        return Array((head + body).utf8)
+    }
+}

@@ -1,0 +1,36 @@
+// The README's "Logging in" snippet, run as written against a server with a login form. Only
+// the names it leaves to the app are defined here: the app's directory, the connected app's
+// consumer key and registered callback, and the opener (the app passes `.system`; the test
+// plays the browser).
+import AppKernelAuth
+import Foundation
+import LoopbackServer
+import Testing
+
+@MainActor @Test func readmeLogsInThroughTheLoopbackFlow() async throws {
+    let server = try await LoginFormServer.start()
+    defer { server.stop() }
+    let appSupport = FileManager.default.temporaryDirectory.appendingPathComponent("readme-auth-\(UUID().uuidString)")
+    defer { try? FileManager.default.removeItem(at: appSupport) }
+    let consumerKey = LoginFormServer.clientID
+    let probe = try TestHTTPServer.start { _ in .init(status: 200) }
+    probe.stop()
+    let registeredCallback = URL(string: "http://localhost:\(probe.port)/OauthRedirect")!
+    try LoginHostStorage(directory: appSupport).add(name: "Form Org", host: server.baseURL.absoluteString, select: true)
+    let opener = server.browser
+    let browsing = Task { try await server.playBrowser(submittingLoginFormAt: try await server.nextAuthorizeRequest(), user: "ada", password: "secret") }
+
+    let hosts = try LoginHostStorage(directory: appSupport)          // production, sandbox, the user's My Domains
+    let config = OAuthConfig(clientID: consumerKey, redirectURI: registeredCallback,   // http://localhost:1717/OauthRedirect
+                             loginHost: hosts.selected, scopes: ["api", "refresh_token"])
+    let accounts = try UserAccountManager(store: FileCredentialStore(root: appSupport), transport: URLSessionTransport())
+    let ada = try await accounts.logIn(config: config, using: .loopback(opener: opener))   // login page in the browser; waits for the redirect
+    let watcher = accounts.observe { event in print(event) }         // willSwitch, willLogout (wipe here), revocationFailed, …
+    await accounts.logout(ada.identity, reason: .userInitiated)      // delete files, revoke (kept and retried if it fails), notify
+
+    #expect(try await browsing.value.status == 200)
+    #expect(ada.userIdentity?.username == "ada@example.com")
+    #expect(server.revokeRequests.count == 1)
+    #expect(accounts.allAccounts.isEmpty)
+    withExtendedLifetime(watcher) {}
+}
