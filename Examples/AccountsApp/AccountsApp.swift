@@ -35,7 +35,10 @@ enum AccountsApp {
             let accounts = try UserAccountManager(store: FileCredentialStore(root: dataDirectory), transport: transport)
             manager.accounts = accounts
             manager.transport = transport
-            manager.accountManager = options.loginHost == nil ? accounts : ConsoleLoginAccountManager(accounts: accounts)
+            manager.accountManager = accounts
+            // The embedded org approves at once; a real org shows its login page in the browser
+            // (or, with --device, a code to enter on another device).
+            manager.loginMethod = options.loginHost == nil ? .autoApprove() : options.deviceFlow ? .deviceFlow : .loopback()
             manager.configDirectory = Bundle.module.url(forResource: "Resources", withExtension: nil)
             manager.passcodeProvider = passcodes
             manager.rootControllerFactory = { user in AccountsListController(user: user, manager: manager) }

@@ -152,7 +152,7 @@ final class Driver {
                     hint = org.users.first { user in !accountManager.allAccounts.contains { $0.identity.userID == user.userID } }?.username
                 }
                 Console.say("logging in another user\(hint.map { " (\($0))" } ?? "")")
-                _ = try await accountManager.logIn(config: config, flow: .webServer, loginHint: hint, makeCurrent: true)
+                _ = try await accountManager.logIn(config: config, using: manager.loginMethod, loginHint: hint, makeCurrent: true)
             }
         } catch {
             return Console.say("could not switch: \(error)")

@@ -1,7 +1,7 @@
 import Foundation
 
 /// The command line: `AccountsApp [--interactive] [--login-host URL --client-id ID
-/// [--redirect-uri URI]] [AppKernel launch flags…]`.
+/// [--redirect-uri URI] [--device]] [AppKernel launch flags…]`.
 struct Options {
     /// Read commands from standard input instead of running the scripted tour.
     var interactive = false
@@ -9,8 +9,11 @@ struct Options {
     var loginHost: URL?
     /// The connected app's consumer key for the real org.
     var clientID: String?
-    /// The connected app's callback URL for the real org.
-    var redirectURI = "appkernel://oauth/done"
+    /// The connected app's callback URL for the real org: a loopback URL, as the Salesforce CLI's
+    /// connected app registers.
+    var redirectURI = "http://localhost:1717/OauthRedirect"
+    /// Log in to the real org with the device flow (a code entered on another device).
+    var deviceFlow = false
     /// The arguments left for `ProcessHost` (`--background`, `--open-url URL`, …).
     var launchArguments: [String] = []
 
@@ -20,10 +23,12 @@ struct Options {
     }
 
     static let usage = """
-        usage: AccountsApp [--interactive] [--login-host URL --client-id ID [--redirect-uri URI]]
+        usage: AccountsApp [--interactive] [--login-host URL --client-id ID [--redirect-uri URI] [--device]]
           (no flags)     run the scripted tour against the embedded org and exit
           --interactive  read commands: list, delete N, bg, fg, switch, logout, quit
-          --login-host   log in to a real org (paste the callback URL when asked)
+          --login-host   log in to a real org: its login page opens in the browser (or its URL is
+                         printed) and the app waits on the redirect URI's loopback port
+          --device       with --login-host: log in with the device flow (enter a code elsewhere)
         environment: APPKERNEL_TRACE=launch.json writes the launch timeline (Chrome trace)
         """
 
@@ -44,12 +49,16 @@ struct Options {
                 loginHost = url
             case "--client-id": clientID = try value(for: argument)
             case "--redirect-uri": redirectURI = try value(for: argument)
+            case "--device": deviceFlow = true
             case "--help", "-h": throw Error(description: Options.usage)
             default: launchArguments.append(argument)
             }
         }
         if (loginHost == nil) != (clientID == nil) {
             throw Error(description: "--login-host and --client-id go together\n\(Options.usage)")
+        }
+        if deviceFlow && loginHost == nil {
+            throw Error(description: "--device needs --login-host and --client-id\n\(Options.usage)")
         }
     }
 }

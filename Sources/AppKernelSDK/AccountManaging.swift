@@ -9,8 +9,8 @@ public protocol AccountManaging: AnyObject {
     var currentAccount: UserAccount? { get }
     /// Every account, in a stable order.
     var allAccounts: [UserAccount] { get }
-    /// Logs a user in through `config` and makes them current.
-    func logIn(config: OAuthConfig, flow: AuthorizationRequest.Flow, loginHint: String?, makeCurrent: Bool) async throws -> UserAccount
+    /// Logs a user in through `config`, the way `method` says, and makes them current.
+    func logIn(config: OAuthConfig, using method: LoginMethod, loginHint: String?, makeCurrent: Bool) async throws -> UserAccount
     /// Makes `identity` current (`nil`: nobody).
     func switchTo(_ identity: UserAccountIdentity?) throws(CredentialStoreError)
     /// Logs a user out.

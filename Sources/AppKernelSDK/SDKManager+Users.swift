@@ -91,7 +91,7 @@ extension SDKManager {
             throw ConfigError(code: .invalidValue, file: BootConfig.fileNames[0], keyPath: "shouldAuthenticate",
                               reason: "login is required but the SDK manager has no account manager")
         }
-        return try await accountManager.logIn(config: bootConfig.oauthConfig, flow: loginFlow, loginHint: nil, makeCurrent: true)
+        return try await accountManager.logIn(config: bootConfig.oauthConfig, using: loginMethod, loginHint: nil, makeCurrent: true)
     }
 
     // MARK: User-change observers

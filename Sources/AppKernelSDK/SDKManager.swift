@@ -65,8 +65,10 @@ open class SDKManager {
     /// The engine that runs the launch phases (named `sdk` in traces and timelines).
     public let launchEngine = PhaseEngine<LaunchPhase>(
         name: "sdk", steps: LaunchPhase.allCases.map { phase in .init(phase, body: .async { try await $0.performDefault(phase) }) })
-    /// The flow used to log in.
-    public var loginFlow: AuthorizationRequest.Flow = .webServer
+    /// How users log in: by default the org's login page in the system browser, with the redirect
+    /// caught on 127.0.0.1 (``LoginMethod/loopback(port:opener:timeout:clock:)``); `.deviceFlow` on a
+    /// machine without a browser; `.autoApprove()` against a test org that approves at once.
+    public var loginMethod: LoginMethod = .loopback()
     /// Receives every launch failure — the Mobile SDK's `launchErrorAction`.
     ///
     /// A handler set late — after a launch that started on its own (or a re-authentication or

@@ -6,7 +6,7 @@ import Foundation
 /// An account manager with scripted logins, in memory: hand it to an `SDKManager` in place of a
 /// `UserAccountManager`.
 ///
-/// Accounts are made by ``account(_:org:)`` from a user id alone. ``logIn(config:flow:loginHint:makeCurrent:)``
+/// Accounts are made by ``account(_:org:)`` from a user id alone. ``logIn(config:using:loginHint:makeCurrent:)``
 /// takes its outcome from ``loginQueue``; switching and logging out tell observers, as the real
 /// manager does (`willSwitch`/`didSwitch`, `willLogout`/`didLogout`).
 ///
@@ -58,7 +58,7 @@ public final class FakeAccountManager: AccountManaging {
     /// throws the queued error. Events in `UserAccountManager`'s order: the first user becomes
     /// current without a switch, a later one (with `makeCurrent`) through willSwitch → didSwitch;
     /// then `didLogin`.
-    public func logIn(config: OAuthConfig, flow: AuthorizationRequest.Flow, loginHint: String?, makeCurrent: Bool) async throws -> UserAccount {
+    public func logIn(config: OAuthConfig, using method: LoginMethod, loginHint: String?, makeCurrent: Bool) async throws -> UserAccount {
         loginCount += 1
         logins.append(config)
         await Task.yield()

@@ -253,7 +253,7 @@ struct UserChangeTests {
         var kinds: [UserChange.Kind] = []
         let observation = manager.addCurrentUserChangeObserver { kinds.append($0.kind) }
         accounts.loginQueue = [.success("005B")]
-        _ = try await accounts.logIn(config: authConfig.oauthConfig, flow: .webServer, loginHint: nil, makeCurrent: false)
+        _ = try await accounts.logIn(config: authConfig.oauthConfig, using: .autoApprove(), loginHint: nil, makeCurrent: false)
         #expect(kinds.isEmpty, "a user added without becoming current changes nobody")
         try accounts.switchTo(FakeAccountManager.account("005B").identity)
         await accounts.logout(FakeAccountManager.account("005B").identity, reason: .userInitiated)
