@@ -3,7 +3,7 @@
 // varied moments and checks that the store always holds whole transactions.
 //
 // Each transaction n (in one `inTransaction`) inserts 1 + n % 23 entries of batch n into
-// `items`; every 5th also removes an earlier batch whole; every 7th alters `items`' indexes
+// `items`; every 2nd also removes the oldest batch whole; every 7th alters `items`' indexes
 // (adding or dropping a json1 index on `extra`); and it ends by upserting the counter entry
 // (`{"key": "counter", "round": n, "items": <entries in items>}`). So after any kill: the
 // number of entries in `items` equals the counter's `items`, every batch is whole or absent, and
@@ -45,7 +45,7 @@ do {
             }
             try tx.upsert(batch, intoSoup: "items")
             total += size
-            if n % 5 == 0 {
+            if n % 2 == 0 {
                 // Remove the oldest batch still there, whole.
                 let oldest = try tx.query(.smart("SELECT min({items:batch}) FROM {items}"))
                 if let batch = oldest.first?[0]?.intValue {
