@@ -107,6 +107,8 @@ final class SQLiteConnection {
     /// before. The caller resets it after use (``SQLiteStatement/reset()``).
     func prepare(_ sql: String, cache: Bool = true) throws(SQLiteFailure) -> SQLiteStatement {
         if cache, let cached = statements[sql] { return cached }
+        // A bounded cache: Smart SQL written with literals would otherwise grow it without end.
+        if cache, statements.count >= Self.statementCacheSize { clearStatementCache() }
         let db = try openHandle()
         var statement: OpaquePointer?
         var tail: UnsafePointer<CChar>?
@@ -127,9 +129,12 @@ final class SQLiteConnection {
         return prepared
     }
 
+    /// How many prepared statements the cache keeps.
+    static let statementCacheSize = 256
+
     /// Forgets every cached statement (after a schema change: their SQL may name dropped columns).
+    /// A statement still held by a caller stays valid and is finalized when released.
     func clearStatementCache() {
-        for statement in statements.values { statement.finalize() }
         statements.removeAll()
     }
 

@@ -16,6 +16,9 @@ final class StoreEngine {
     private var nextIDs: [String: Int64] = [:]
     private var translations = TranslationCache()
     private var savepoints = 0
+    /// The last catalog generation handed out: never reused, so that a generation rolled back
+    /// cannot name another catalog in a translation cache.
+    private var generations = 1
     /// A reusable buffer for entries' JSON.
     private var buffer: [UInt8] = []
 
@@ -221,7 +224,8 @@ final class StoreEngine {
 
     private func setSoup(_ info: SoupInfo?, named name: String) {
         catalog.soups[name] = info
-        catalog.generation += 1
+        generations += 1
+        catalog.generation = generations
         connection.clearStatementCache()
     }
 
@@ -496,6 +500,9 @@ final class StoreEngine {
     @discardableResult
     func remove(matching spec: QuerySpec, from name: String) throws(StoreError) -> Int {
         _ = try soup(name)
+        if spec.queryType != .smart, let queried = spec.soupName, queried != name {
+            throw StoreError(code: .invalidQuery, reason: "the query is over soup '\(queried)', not the soup entries are removed from", file: file, soup: name)
+        }
         return try atomic { () throws(StoreError) -> Int in
             let query = try QueryCompiler(catalog: catalog, file: file).ids(spec, translations: &translations)
             return try remove(QueryRunner.integers(query, on: connection), from: name)
