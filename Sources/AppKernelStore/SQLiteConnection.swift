@@ -251,11 +251,11 @@ final class SQLiteStatement {
         while try step() {}
     }
 
-    /// Resets it for its next use and clears its bindings (errors were reported by `step`).
+    /// Resets it for its next use (errors were reported by `step`). Bindings are kept: every use
+    /// binds all of a statement's parameters again.
     func reset() {
         guard let handle else { return }
         sqlite3_reset(handle)
-        sqlite3_clear_bindings(handle)
     }
 
     /// Binds `values`, runs `body` and resets the statement whatever happens.

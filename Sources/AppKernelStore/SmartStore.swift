@@ -230,12 +230,13 @@ public final class SmartStore: Sendable {
     /// Without `externalIdPath`, an entry with a `_soupEntryId` updates that entry and one without
     /// is inserted. With it, an entry updates the entry with the same value at that (indexed)
     /// path, or is inserted when none has it.
-    /// - Returns: The entries as stored, with `_soupEntryId` and `_soupLastModifiedDate`.
+    /// - Returns: The entries as stored, with `_soupEntryId` and `_soupLastModifiedDate` (built
+    ///   when read; ``StoredEntries/soupEntryIds`` has the ids alone).
     /// - Throws: ``StoreError``: `unknownSoup`; `unknownEntry` (a `_soupEntryId` the soup does not
     ///   have); `duplicateExternalId` (several entries have the value); `missingExternalId`;
     ///   `unindexedPath` (the external-id path has no index); `invalidEntry`.
     @discardableResult
-    public func upsert(_ entries: [[String: JSONValue]], intoSoup soup: String, externalIdPath: String? = nil) throws(StoreError) -> [[String: JSONValue]] {
+    public func upsert(_ entries: [[String: JSONValue]], intoSoup soup: String, externalIdPath: String? = nil) throws(StoreError) -> StoredEntries {
         try withEngine { engine throws(StoreError) in try engine.upsert(entries, into: soup, match: StoreTransaction.match(externalIdPath)) }
     }
 
@@ -243,7 +244,7 @@ public final class SmartStore: Sendable {
     /// - Throws: ``StoreError`` `invalidEntry` naming the first entry that is not a JSON object
     ///   (nothing is written), or as the other upsert.
     @discardableResult
-    public func upsert(_ entries: [JSONValue], intoSoup soup: String, externalIdPath: String? = nil) throws(StoreError) -> [[String: JSONValue]] {
+    public func upsert(_ entries: [JSONValue], intoSoup soup: String, externalIdPath: String? = nil) throws(StoreError) -> StoredEntries {
         let objects = try StoreTransaction.objects(entries, soup: soup, file: fileURL.path)
         return try upsert(objects, intoSoup: soup, externalIdPath: externalIdPath)
     }
@@ -251,7 +252,7 @@ public final class SmartStore: Sendable {
     /// Inserts entries as new ones, all or none: any `_soupEntryId` they carry is replaced by a
     /// new id (Android's `create`).
     @discardableResult
-    public func create(_ entries: [[String: JSONValue]], inSoup soup: String) throws(StoreError) -> [[String: JSONValue]] {
+    public func create(_ entries: [[String: JSONValue]], inSoup soup: String) throws(StoreError) -> StoredEntries {
         try withEngine { engine throws(StoreError) in try engine.upsert(entries, into: soup, match: .none) }
     }
 

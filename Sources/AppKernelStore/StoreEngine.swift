@@ -335,7 +335,7 @@ final class StoreEngine {
 
     /// Inserts or updates `entries`, all or none; returns them as stored, with `_soupEntryId`
     /// and `_soupLastModifiedDate`.
-    func upsert(_ entries: [[String: JSONValue]], into name: String, match: Match) throws(StoreError) -> [[String: JSONValue]] {
+    func upsert(_ entries: [[String: JSONValue]], into name: String, match: Match) throws(StoreError) -> StoredEntries {
         let info = try soup(name)
         var lookup: (SoupIndex, String)?
         if case .externalID(let path) = match {
@@ -345,7 +345,7 @@ final class StoreEngine {
             }
             lookup = (index, "SELECT id FROM \(info.tableName) WHERE \(index.columnName) = ? LIMIT 2")
         }
-        return try atomic { () throws(StoreError) -> [[String: JSONValue]] in
+        return try atomic { () throws(StoreError) -> StoredEntries in
             let now = Self.nowMilliseconds()
             let columns = info.indexes.filter(\.hasColumn).map(\.segments)
             let fullText = info.indexes.filter { $0.type == .fullText }.map(\.segments)
@@ -357,8 +357,8 @@ final class StoreEngine {
                  ftsUpdate: try sql.fts.map { fts throws(SQLiteFailure) in try connection.prepare(fts.update) })
             }
             var next: Int64?
-            var stored: [[String: JSONValue]] = []
-            stored.reserveCapacity(entries.count)
+            var ids: [Int] = []
+            ids.reserveCapacity(entries.count)
             for (offset, entry) in entries.enumerated() {
                 var existing: Int64?
                 switch match {
@@ -391,14 +391,10 @@ final class StoreEngine {
                     let ftsValues = fullText.map { EntryPath.sqlValue(EntryPath.project(entry, $0)) }
                     try run(existing == nil ? ftsInsert : ftsUpdate, existing == nil ? [.integer(id)] + ftsValues : ftsValues + [.integer(id)], soup: name)
                 }
-                var result = entry
-                result.reserveCapacity(entry.count + 2)
-                result[SoupColumns.entryIDPath] = .int(Int(id))
-                result[SoupColumns.lastModifiedPath] = .int(now)
-                stored.append(result)
+                ids.append(Int(id))
             }
             if let next { nextIDs[info.tableName] = next }
-            return stored
+            return StoredEntries(entries: entries, soupEntryIds: ids, lastModifiedDate: now)
         }
     }
 

@@ -32,21 +32,21 @@ public struct StoreTransaction: ~Copyable {
         try engine.alterSoup(name, indexes: indexes, reIndexData: reIndexData)
     }
 
-    /// ``SmartStore/upsert(_:intoSoup:externalIdPath:)-([[String:JSONValue]],_,_)`` in the transaction.
+    /// ``SmartStore``'s upsert of objects in the transaction.
     @discardableResult
-    public func upsert(_ entries: [[String: JSONValue]], intoSoup soup: String, externalIdPath: String? = nil) throws(StoreError) -> [[String: JSONValue]] {
+    public func upsert(_ entries: [[String: JSONValue]], intoSoup soup: String, externalIdPath: String? = nil) throws(StoreError) -> StoredEntries {
         try engine.upsert(entries, into: soup, match: Self.match(externalIdPath))
     }
 
-    /// ``SmartStore/upsert(_:intoSoup:externalIdPath:)-([JSONValue],_,_)`` in the transaction.
+    /// ``SmartStore``'s upsert of ``JSONValue``s (each must be an object) in the transaction.
     @discardableResult
-    public func upsert(_ entries: [JSONValue], intoSoup soup: String, externalIdPath: String? = nil) throws(StoreError) -> [[String: JSONValue]] {
+    public func upsert(_ entries: [JSONValue], intoSoup soup: String, externalIdPath: String? = nil) throws(StoreError) -> StoredEntries {
         try upsert(Self.objects(entries, soup: soup, file: engine.file), intoSoup: soup, externalIdPath: externalIdPath)
     }
 
     /// ``SmartStore/create(_:inSoup:)`` in the transaction.
     @discardableResult
-    public func create(_ entries: [[String: JSONValue]], inSoup soup: String) throws(StoreError) -> [[String: JSONValue]] {
+    public func create(_ entries: [[String: JSONValue]], inSoup soup: String) throws(StoreError) -> StoredEntries {
         try engine.upsert(entries, into: soup, match: .none)
     }
 

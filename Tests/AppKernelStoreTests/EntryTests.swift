@@ -12,6 +12,11 @@ struct EntryTests {
         let saved = try store.upsert([["Name": "Acme", "Employees": 5], ["Name": "Globex"]], intoSoup: "accounts")
         #expect(saved.map { $0["_soupEntryId"] } == [1, 2])
         let stamp = try #require(saved[0]["_soupLastModifiedDate"]?.intValue)
+        #expect(saved.soupEntryIds == [1, 2])
+        #expect(saved.lastModifiedDate == stamp)
+        #expect(Array(saved) == [["Name": "Acme", "Employees": 5, "_soupEntryId": 1, "_soupLastModifiedDate": .int(stamp)],
+                                 ["Name": "Globex", "_soupEntryId": 2, "_soupLastModifiedDate": .int(stamp)]])
+        #expect(try store.retrieve([1, 2], fromSoup: "accounts") == Array(saved), "what upsert returns is what is stored")
         var acme = saved[0]
         acme["Employees"] = 6
         let updated = try store.upsert([acme], intoSoup: "accounts")
