@@ -22,7 +22,7 @@ import AppKernelCore
 /// `_soupCreatedDate` and `_soup` name the entry's columns. A full-text `match` needs a
 /// `full_text` index on its path.
 ///
-/// Keys are ``JSONValue``s, bound as SQL values: strings as text, numbers as numbers, Booleans as
+/// Keys are `JSONValue`s, bound as SQL values: strings as text, numbers as numbers, Booleans as
 /// 1 / 0 (how an indexed `true` is stored), so `matchKey: true` finds entries whose `__local__`
 /// is `true`. SQLite's type affinity converts keys to an indexed column's type (`"12"` matches 12
 /// in an `integer` index).

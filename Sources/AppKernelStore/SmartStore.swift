@@ -31,7 +31,7 @@ import Darwin
 ///
 /// ## Entries
 /// JSON objects (`[String: JSONValue]`). The store adds `_soupEntryId` (an `Int`, never reused in
-/// a soup) and `_soupLastModifiedDate` (milliseconds since 1970) to each; ``upsert(_:intoSoup:externalIdPath:)``
+/// a soup) and `_soupLastModifiedDate` (milliseconds since 1970) to each; `upsert(_:intoSoup:externalIdPath:)`
 /// updates the entry with the given `_soupEntryId`, or with the same value at an external-id
 /// path. MobileSync's flags are plain fields: `__local__`, `__locally_created__`,
 /// `__locally_updated__`, `__locally_deleted__` (JSON Booleans). Index `__local__` (any type) to
@@ -240,7 +240,7 @@ public final class SmartStore: Sendable {
         try withEngine { engine throws(StoreError) in try engine.upsert(entries, into: soup, match: StoreTransaction.match(externalIdPath)) }
     }
 
-    /// ``upsert(_:intoSoup:externalIdPath:)`` for entries given as ``JSONValue``s.
+    /// `upsert(_:intoSoup:externalIdPath:)` for entries given as `JSONValue`s.
     /// - Throws: ``StoreError`` `invalidEntry` naming the first entry that is not a JSON object
     ///   (nothing is written), or as the other upsert.
     @discardableResult
@@ -282,6 +282,7 @@ public final class SmartStore: Sendable {
     /// A page of a query's results (`queryWithQuerySpec:pageIndex:`), on the writer connection:
     /// it sees every write made before it. See ``QuerySpec`` for what rows hold.
     /// - Parameters:
+    ///   - spec: The query.
     ///   - pageIndex: Which page, from 0 (`pageSize` results a page).
     ///   - whereArgs: Values for Smart SQL's `?` parameters.
     /// - Throws: ``StoreError``: `unknownSoup`, `invalidPath`, `unindexedPath` (a match without a

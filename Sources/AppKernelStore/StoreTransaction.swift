@@ -38,7 +38,7 @@ public struct StoreTransaction: ~Copyable {
         try engine.upsert(entries, into: soup, match: Self.match(externalIdPath))
     }
 
-    /// ``SmartStore``'s upsert of ``JSONValue``s (each must be an object) in the transaction.
+    /// ``SmartStore``'s upsert of `JSONValue`s (each must be an object) in the transaction.
     @discardableResult
     public func upsert(_ entries: [JSONValue], intoSoup soup: String, externalIdPath: String? = nil) throws(StoreError) -> StoredEntries {
         try upsert(Self.objects(entries, soup: soup, file: engine.file), intoSoup: soup, externalIdPath: externalIdPath)
