@@ -63,7 +63,7 @@ let package = Package(
             swiftSettings: strictSettings),
         .executableTarget(
             name: "AppKernelBenchmarks",
-            dependencies: ["AppKernel", "AppKernelTesting", "AppKernelModules", "AppKernelSDK"],
+            dependencies: ["AppKernel", "AppKernelTesting", "AppKernelModules", "AppKernelSDK", "AppKernelStore", "CSQLite"],
             path: "Benchmarks/AppKernelBenchmarks",
             swiftSettings: strictSettings),
         .testTarget(name: "AppKernelTests", dependencies: ["AppKernel", "AppKernelTesting"], swiftSettings: strictSettings),
@@ -96,6 +96,13 @@ let package = Package(
                     exclude: ["Fixtures"],
                     swiftSettings: strictSettings),
         .testTarget(name: "AppKernelSDKTests", dependencies: ["AppKernelSDK", "AppKernel", "AppKernelAuth", "AppKernelREST", "AppKernelTesting", "AppKernelSDKTesting"],
+                    swiftSettings: strictSettings),
+        .executableTarget(
+            name: "StoreCrashWriter",
+            dependencies: ["AppKernelStore"],
+            path: "Tests/Helpers/StoreCrashWriter",
+            swiftSettings: strictSettings),
+        .testTarget(name: "AppKernelStoreTests", dependencies: ["AppKernelStore", "AppKernelAuth", "ChildProcess", "StoreCrashWriter"],
                     swiftSettings: strictSettings),
         .testTarget(name: "AppKernelAuthTests", dependencies: ["AppKernelAuth", "CredentialStoreWriter", "LoopbackServer"], exclude: ["Fixtures"],
                     swiftSettings: strictSettings),

@@ -24,7 +24,9 @@
 //   5. simulated lifecycle transitions per second;
 //   6. scaling: 1k / 10k / 100k (--quick: 1k / 10k) of listeners and hooks registered and
 //      cancelled, a burst of re-entrant events, a failing service chain, service starts and
-//      TestClock timers, with the growth per 10× (round by round, then the median).
+//      TestClock timers, with the growth per 10× (round by round, then the median);
+//   7. SmartStore: an upsert of 100k entries (--quick: 10k) against raw SQLite inserts, indexed
+//      exact and range queries, and a Smart SQL join of two 10k-entry soups (StoreBenchmarks.swift).
 //
 // The targets at the end are reported, never enforced: the run exits 0 whatever the timings.
 import AppKernel
@@ -211,6 +213,9 @@ enum AppKernelBenchmarks {
         print("")
         let misses = paths.flatMap(\.misses)
         targets.append(("every growth factor per 10× ≤ 11×" + (misses.isEmpty ? "" : " — over: " + misses.joined(separator: "; ")), misses.isEmpty))
+
+        // 7. SmartStore: upsert against raw SQLite, indexed queries, a Smart SQL join.
+        targets += try await StoreBenchmarks.run(quick: quick)
 
         print("Targets (reported, never enforced):")
         for (name, met) in targets { print("  \(met ? "met " : "MISS") \(name)") }

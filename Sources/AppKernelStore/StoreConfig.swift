@@ -252,7 +252,7 @@ public struct SyncTargetDetails: Sendable, Hashable {
 /// Reads `userstore.json` and `usersyncs.json` in the Mobile SDK's format: every key the
 /// Mobile SDK reads (iOS and Android), with its rules; what either SDK refuses — a missing
 /// required key, an unknown type or enum value, empty `options` or `indexes` — is a
-/// ``ConfigError`` naming the file, line and key path. Unlike the SDKs, which ignore keys they
+/// `ConfigError` naming the file, line and key path. Unlike the SDKs, which ignore keys they
 /// do not read, an unknown key is refused too (a misspelt key would otherwise be lost in
 /// silence); `custom` targets keep theirs for their implementation.
 public enum StoreConfig {
@@ -262,7 +262,7 @@ public enum StoreConfig {
     public static let syncsFileName = "usersyncs.json"
 
     /// Parses `{"soups": [{"soupName", "indexes": [{"path", "type"}]}]}`.
-    /// - Throws: ``ConfigError``: malformed JSON, a missing key, a wrong type, an unknown key or
+    /// - Throws: `ConfigError`: malformed JSON, a missing key, a wrong type, an unknown key or
     ///   index type, a duplicate soup name or index path — with the key path, line and column.
     public static func parseSoups(_ data: Data, file: String = soupsFileName) throws(ConfigError) -> [SoupSpec] {
         let root = try ConfigParser.parseJSON(data, file: file)
@@ -297,8 +297,11 @@ public enum StoreConfig {
     }
 
     /// Parses `{"syncs": [{"syncName", "syncType", "soupName", "target", "options"}]}`.
-    /// - Parameter soupNames: The soups that exist; a sync naming another is an error.
-    /// - Throws: ``ConfigError``: as ``parseSoups(_:file:)``, plus an unknown sync type, target
+    /// - Parameters:
+    ///   - data: The file's contents.
+    ///   - soupNames: The soups that exist; a sync naming another is an error.
+    ///   - file: The name errors give the file.
+    /// - Throws: `ConfigError`: as ``parseSoups(_:file:)``, plus an unknown sync type, target
     ///   type or merge mode, a SOQL/SOSL target without a query, a duplicate sync name, a sync whose
     ///   soup does not exist.
     public static func parseSyncs(_ data: Data, soupNames: Set<String>, file: String = syncsFileName) throws(ConfigError) -> [SyncSpec] {

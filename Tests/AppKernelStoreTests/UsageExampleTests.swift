@@ -1,0 +1,41 @@
+import AppKernelAuth
+import AppKernelCore
+import AppKernelStore
+import Foundation
+import Testing
+
+/// The usage example given for the README, run as written (with its surroundings made here).
+struct UsageExampleTests {
+    @Test func theReadmeExampleRuns() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let dataDirectory = directory.url
+        let identity = UserAccountIdentity(userID: "005A", orgID: "00D")
+        let userstore = Data(#"{"soups": [{"soupName": "accounts", "indexes": [{"path": "Id", "type": "string"}, {"path": "Name", "type": "string"}, {"path": "__local__", "type": "string"}]}, {"soupName": "contacts", "indexes": [{"path": "AccountId", "type": "string"}]}, {"soupName": "syncs_soup", "indexes": [{"path": "name", "type": "string"}]}]}"#.utf8)
+        let page: [[String: JSONValue]] = [["Id": "001B", "Name": "Globex", "__local__": false]]
+        let syncState: [String: JSONValue] = ["name": "accountsDown", "maxTimeStamp": 1_700_000_000_000]
+
+        // --- the README's example ---
+        let store = try SmartStore.shared(withName: "defaultStore", owner: .user(identity), in: dataDirectory)
+        try store.registerSoups(StoreConfig.parseSoups(userstore))
+        let saved = try store.upsert([["Id": "001A", "Name": "Acme", "__local__": false]], intoSoup: "accounts")
+        let acme = try store.query(.exact(soupName: "accounts", path: "Name", matchKey: "Acme"))
+        let perAccount = try store.query(.smart("""
+            SELECT {accounts:Name}, count({contacts:_soupEntryId}) FROM {accounts}
+            LEFT JOIN {contacts} ON {contacts:AccountId} = {accounts:Id} GROUP BY {accounts:Name}
+            """, pageSize: 50))
+        try store.inTransaction { tx in
+            try tx.upsert(page, intoSoup: "accounts")
+            try tx.upsert([syncState], intoSoup: "syncs_soup", externalIdPath: "name")
+        }
+        let all = try await store.queryConcurrently(.all(soupName: "accounts", orderPath: "Name", pageSize: 10_000))
+        try SmartStore.removeAllStores(for: .user(identity), in: dataDirectory)   // at logout
+        // --- end ---
+
+        #expect(saved.soupEntryIds == [1])
+        #expect(acme.first?["Id"] == "001A")
+        #expect(perAccount == [["Acme", 0]])
+        #expect(all.map { $0["Name"] } == ["Acme", "Globex"])
+        #expect(store.isClosed)
+    }
+}
