@@ -126,8 +126,14 @@ extension EmbeddedOrg {
     private static let halted: JSONValue = [["errorCode": "PROCESSING_HALTED",
                                              "message": "The transaction was rolled back since another operation in the same transaction failed."]]
 
-    /// A text with each `@{ref.path}` replaced by the referenced value.
+    /// A text with each `@{ref.path}` replaced by the referenced value (in a URL, also when a
+    /// builder percent-encoded it: `%40%7Bref.path%7D`).
     private static func resolve(_ text: String, _ results: [String: JSONValue]) throws(Refusal) -> String {
+        var text = text
+        while let open = text.range(of: "%40%7B", options: .caseInsensitive),
+              let close = text.range(of: "%7D", options: .caseInsensitive, range: open.upperBound..<text.endIndex) {
+            text.replaceSubrange(open.lowerBound..<close.upperBound, with: "@{" + text[open.upperBound..<close.lowerBound] + "}")
+        }
         var output = "", rest = Substring(text)
         while let open = rest.range(of: "@{") {
             guard let close = rest[open.upperBound...].firstIndex(of: "}") else { break }

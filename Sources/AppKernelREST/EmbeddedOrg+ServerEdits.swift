@@ -34,6 +34,12 @@ extension EmbeddedOrg {
         /// What is wrong.
         public var message: String
 
+        /// Creates an error.
+        public init(code: String, message: String) {
+            self.code = code
+            self.message = message
+        }
+
         /// "CODE: message".
         public var description: String { "\(code): \(message)" }
     }
