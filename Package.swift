@@ -92,6 +92,13 @@ let package = Package(
                     swiftSettings: strictSettings),
         .testTarget(name: "AppKernelSDKTests", dependencies: ["AppKernelSDK", "AppKernel", "AppKernelAuth", "AppKernelREST", "AppKernelTesting", "AppKernelSDKTesting"],
                     swiftSettings: strictSettings),
+        .executableTarget(
+            name: "StoreCrashWriter",
+            dependencies: ["AppKernelStore"],
+            path: "Tests/Helpers/StoreCrashWriter",
+            swiftSettings: strictSettings),
+        .testTarget(name: "AppKernelStoreTests", dependencies: ["AppKernelStore", "AppKernelAuth", "ChildProcess", "StoreCrashWriter"],
+                    swiftSettings: strictSettings),
         .testTarget(name: "AppKernelAuthTests", dependencies: ["AppKernelAuth", "CredentialStoreWriter", "LoopbackServer"], exclude: ["Fixtures"],
                     swiftSettings: strictSettings),
     ],

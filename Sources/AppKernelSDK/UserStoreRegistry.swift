@@ -1,22 +1,6 @@
 import AppKernel
 import AppKernelAuth
 
-/// Whose stores these are.
-public enum StoreOwner: Sendable, Hashable, CustomStringConvertible {
-    /// Shared by every user (used before anyone logs in, with deferred login).
-    case global
-    /// One user's.
-    case user(UserAccountIdentity)
-
-    /// `global` or the user's identity.
-    public var description: String {
-        switch self {
-        case .global: "global"
-        case .user(let identity): identity.description
-        }
-    }
-}
-
 /// The soups and syncs registered for each user — what SmartStore and MobileSync would create
 /// from `userstore.json` and `usersyncs.json`. A user's logout wipes theirs.
 @MainActor

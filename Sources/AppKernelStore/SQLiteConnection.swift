@@ -1,0 +1,305 @@
+// The one file of AppKernelStore that touches SQLite's C API, and so the only one with pointers:
+// every `OpaquePointer`, C string and buffer of the store lives here, each unsafe construct with
+// the reason it is safe beside it. Everything above this file speaks `SQLValue`, `String` and
+// `[UInt8]`.
+import CSQLite
+import Synchronization
+
+/// A value as SQLite stores it.
+enum SQLValue: Sendable, Hashable {
+    case null
+    case integer(Int64)
+    case real(Double)
+    case text(String)
+    /// Text bound from UTF-8 bytes already in hand (an entry's JSON), without a `String`.
+    case utf8([UInt8])
+    case blob([UInt8])
+}
+
+/// A failed SQLite call: its extended result code and message.
+struct SQLiteFailure: Error, Sendable {
+    /// The extended result code (`SQLITE_NOTADB`, `SQLITE_CONSTRAINT_UNIQUE`…).
+    var code: Int32
+    /// `sqlite3_errmsg`'s text.
+    var message: String
+    /// The primary result code (the low byte of the extended one).
+    var primary: Int32 { code & 0xFF }
+}
+
+/// One SQLite connection (`sqlite3*`), used by one thread at a time: its owner (the store's
+/// writer or reader state) keeps it behind a `Mutex`. Prepared statements are cached by their SQL
+/// text and reused; ``close()`` (or deinit) finalizes them and closes the connection.
+final class SQLiteConnection {
+    /// `sqlite3*`. Safe to hold: it is created by `sqlite3_open_v2` in `init`, used only while the
+    /// connection is open (`isOpen` is checked by every entry point), and closed exactly once.
+    private var handle: OpaquePointer?
+    private var statements: [String: SQLiteStatement] = [:]
+    /// Lets another thread interrupt what this connection runs.
+    let interrupter: SQLiteInterrupter
+    /// The database file's path.
+    let path: String
+
+    /// Opens the database at `path` (which must exist unless `create`), read-write or read-only,
+    /// in SQLite's multi-thread mode (`NOMUTEX`: the owner serializes every use).
+    init(path: String, readOnly: Bool) throws(SQLiteFailure) {
+        self.path = path
+        var db: OpaquePointer?
+        let flags = (readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE) | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE
+        // `path` is bridged to a NUL-terminated C string that lives for the call; SQLite copies it.
+        let status = sqlite3_open_v2(path, &db, flags, nil)
+        guard status == SQLITE_OK, let db else {
+            // A failed open still returns a handle (for its message) unless memory ran out.
+            let failure = SQLiteFailure(code: status, message: db.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory")
+            sqlite3_close_v2(db)
+            throw failure
+        }
+        handle = db
+        interrupter = SQLiteInterrupter()
+        sqlite3_extended_result_codes(db, 1)
+        // The context is the interrupter, unretained: the connection keeps it alive (a `let`) for
+        // as long as the handle is open, and SQLite calls the handler only inside `sqlite3_step`
+        // on this handle, so the pointer is valid whenever it is read. The closure captures
+        // nothing (a C function pointer).
+        sqlite3_progress_handler(db, 1_000, { context in
+            guard let context else { return 0 }
+            return Unmanaged<SQLiteInterrupter>.fromOpaque(context).takeUnretainedValue().isRequested ? 1 : 0
+        }, Unmanaged.passUnretained(interrupter).toOpaque())
+    }
+
+    deinit { close() }
+
+    /// Whether the connection is still open.
+    var isOpen: Bool { handle != nil }
+
+    /// Finalizes every cached statement and closes the connection; later calls fail with
+    /// `SQLITE_MISUSE`. Idempotent.
+    func close() {
+        guard let db = handle else { return }
+        for statement in statements.values { statement.finalize() }
+        statements.removeAll()
+        handle = nil
+        // `close_v2` never fails on a busy connection: statements left unfinalized (none, above)
+        // would keep it alive as a zombie until they are.
+        sqlite3_close_v2(db)
+    }
+
+    private func openHandle() throws(SQLiteFailure) -> OpaquePointer {
+        guard let handle else { throw SQLiteFailure(code: SQLITE_MISUSE, message: "the store is closed") }
+        return handle
+    }
+
+    /// The failure SQLite reports for the last call on this connection.
+    fileprivate func failure(_ status: Int32) -> SQLiteFailure {
+        guard let handle else { return SQLiteFailure(code: status, message: "the store is closed") }
+        return SQLiteFailure(code: sqlite3_extended_errcode(handle), message: String(cString: sqlite3_errmsg(handle)))
+    }
+
+    /// Runs SQL that returns no rows (several statements allowed), uncached.
+    func execute(_ sql: String) throws(SQLiteFailure) {
+        let db = try openHandle()
+        // SQLite reads the bridged C string during the call only; no error-message buffer is
+        // requested (nil), so there is nothing to free.
+        let status = sqlite3_exec(db, sql, nil, nil, nil)
+        guard status == SQLITE_OK else { throw failure(status) }
+    }
+
+    /// A prepared statement for `sql` (one statement), from the cache when it was prepared
+    /// before. The caller resets it after use (``SQLiteStatement/reset()``).
+    func prepare(_ sql: String, cache: Bool = true) throws(SQLiteFailure) -> SQLiteStatement {
+        if cache, let cached = statements[sql] { return cached }
+        let db = try openHandle()
+        var statement: OpaquePointer?
+        var tail: UnsafePointer<CChar>?
+        // The bridged C string lives for the call; `tail` points into it, so it is read before the
+        // call returns (inside this closure) and never kept.
+        let (status, rest): (Int32, String) = sql.withCString { text in
+            let status = sqlite3_prepare_v3(db, text, -1, cache ? UInt32(SQLITE_PREPARE_PERSISTENT) : 0, &statement, &tail)
+            return (status, tail.map { String(cString: $0) } ?? "")
+        }
+        guard status == SQLITE_OK, let statement else {
+            let failure = failure(status)
+            sqlite3_finalize(statement)
+            // An empty statement (only spaces or comments) prepares to nil without an error.
+            throw status == SQLITE_OK ? SQLiteFailure(code: SQLITE_MISUSE, message: "no SQL statement in '\(sql)'") : failure
+        }
+        let prepared = SQLiteStatement(statement, connection: self, sql: sql, tail: rest)
+        if cache { statements[sql] = prepared }
+        return prepared
+    }
+
+    /// Forgets every cached statement (after a schema change: their SQL may name dropped columns).
+    func clearStatementCache() {
+        for statement in statements.values { statement.finalize() }
+        statements.removeAll()
+    }
+
+    /// Rows changed by the last INSERT, UPDATE or DELETE.
+    var changes: Int { handle.map { Int(sqlite3_changes64($0)) } ?? 0 }
+
+    /// Whether a transaction is open (not in autocommit mode).
+    var inTransaction: Bool { handle.map { sqlite3_get_autocommit($0) == 0 } ?? false }
+}
+
+/// Interrupts what a connection runs, from any thread: a flag that the connection's progress
+/// handler reads every 1,000 virtual-machine steps, failing the running statement with
+/// `SQLITE_INTERRUPT` once it is set. Unlike `sqlite3_interrupt`, a request made just before a
+/// statement starts is not lost; it holds until ``reset()``.
+final class SQLiteInterrupter: Sendable {
+    private let requested = Atomic<Bool>(false)
+
+    /// Asks the connection to stop its running (or next) statement.
+    func interrupt() { requested.store(true, ordering: .relaxed) }
+    /// Withdraws the request, before new work.
+    func reset() { requested.store(false, ordering: .relaxed) }
+    fileprivate var isRequested: Bool { requested.load(ordering: .relaxed) }
+}
+
+/// A prepared statement (`sqlite3_stmt*`), finalized by its connection (on close, or when the
+/// cache is cleared) or, when uncached, on deinit.
+final class SQLiteStatement {
+    /// `sqlite3_stmt*`, nil once finalized. Only used by the connection's owning thread.
+    private var handle: OpaquePointer?
+    /// Unowned: the connection outlives its statements (it finalizes them before closing), and
+    /// an uncached statement is used and dropped within one call of its connection's owner.
+    private unowned let connection: SQLiteConnection
+    /// The SQL it was prepared from.
+    let sql: String
+    /// What followed the first statement in the SQL text (empty for one statement).
+    let tail: String
+
+    fileprivate init(_ handle: OpaquePointer, connection: SQLiteConnection, sql: String, tail: String) {
+        self.handle = handle
+        self.connection = connection
+        self.sql = sql
+        self.tail = tail
+    }
+
+    deinit { finalize() }
+
+    fileprivate func finalize() {
+        sqlite3_finalize(handle)
+        handle = nil
+    }
+
+    private func live() throws(SQLiteFailure) -> OpaquePointer {
+        guard let handle else { throw SQLiteFailure(code: SQLITE_MISUSE, message: "statement finalized: \(sql)") }
+        return handle
+    }
+
+    /// Whether the statement only reads (`sqlite3_stmt_readonly`).
+    var isReadOnly: Bool { handle.map { sqlite3_stmt_readonly($0) != 0 } ?? true }
+
+    /// The number of parameters (`?`) it takes.
+    var parameterCount: Int { handle.map { Int(sqlite3_bind_parameter_count($0)) } ?? 0 }
+
+    /// `SQLITE_TRANSIENT`: tells SQLite to copy a bound buffer before the bind call returns, so the
+    /// Swift buffer need not outlive the call. The C macro is `((sqlite3_destructor_type)-1)`, a
+    /// sentinel SQLite compares against and never calls; Swift cannot import it, hence the cast.
+    private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+
+    /// Binds `value` to parameter `index` (from 1).
+    func bind(_ value: SQLValue, at index: Int32) throws(SQLiteFailure) {
+        let statement = try live()
+        let status: Int32
+        switch value {
+        case .null: status = sqlite3_bind_null(statement, index)
+        case .integer(let number): status = sqlite3_bind_int64(statement, index, number)
+        case .real(let number): status = sqlite3_bind_double(statement, index, number)
+        case .text(let text):
+            // The bridged C string lives for the call; SQLite copies it (transient).
+            status = sqlite3_bind_text(statement, index, text, -1, Self.transient)
+        case .utf8(let bytes):
+            // The array's buffer lives for the closure and SQLite copies `count` bytes
+            // (transient); UInt8 and CChar have the same size and alignment, so viewing the bytes
+            // as CChar for the call is sound. An empty array may have no buffer: bind "" then.
+            status = bytes.isEmpty ? sqlite3_bind_text(statement, index, "", 0, Self.transient)
+                : bytes.withUnsafeBufferPointer { buffer in
+                    buffer.withMemoryRebound(to: CChar.self) { sqlite3_bind_text(statement, index, $0.baseAddress, Int32($0.count), Self.transient) }
+                }
+        case .blob(let bytes):
+            // As for UTF-8 bytes: the buffer lives for the closure and SQLite copies it.
+            status = bytes.withUnsafeBytes { sqlite3_bind_blob(statement, index, $0.baseAddress, Int32($0.count), Self.transient) }
+        }
+        guard status == SQLITE_OK else { throw connection.failure(status) }
+    }
+
+    /// Binds `values` to parameters 1, 2, ….
+    func bind(_ values: [SQLValue]) throws(SQLiteFailure) {
+        for (offset, value) in values.enumerated() { try bind(value, at: Int32(offset + 1)) }
+    }
+
+    /// Steps once: `true` when a row is ready, `false` when done.
+    func step() throws(SQLiteFailure) -> Bool {
+        let status = sqlite3_step(try live())
+        switch status {
+        case SQLITE_ROW: return true
+        case SQLITE_DONE: return false
+        default: throw connection.failure(status)
+        }
+    }
+
+    /// Steps to the end, for statements that return no rows.
+    func run() throws(SQLiteFailure) {
+        while try step() {}
+    }
+
+    /// Resets it for its next use and clears its bindings (errors were reported by `step`).
+    func reset() {
+        guard let handle else { return }
+        sqlite3_reset(handle)
+        sqlite3_clear_bindings(handle)
+    }
+
+    /// Binds `values`, runs `body` and resets the statement whatever happens.
+    func using<Result>(_ values: [SQLValue], _ body: (SQLiteStatement) throws(SQLiteFailure) -> Result) throws(SQLiteFailure) -> Result {
+        defer { reset() }
+        try bind(values)
+        return try body(self)
+    }
+
+    /// The number of result columns.
+    var columnCount: Int { handle.map { Int(sqlite3_column_count($0)) } ?? 0 }
+
+    /// Result column `index`'s name.
+    func columnName(_ index: Int) -> String {
+        // SQLite owns the returned UTF-8 string until the statement is finalized or re-prepared;
+        // it is copied into a Swift String at once.
+        guard let handle, let name = sqlite3_column_name(handle, Int32(index)) else { return "" }
+        return String(cString: name)
+    }
+
+    /// Result column `index` of the current row as an integer.
+    func int64(_ index: Int) -> Int64 { handle.map { sqlite3_column_int64($0, Int32(index)) } ?? 0 }
+
+    /// Result column `index` of the current row as UTF-8 bytes (nil for NULL).
+    func bytes(_ index: Int) -> [UInt8]? {
+        guard let handle else { return nil }
+        // `column_text` returns a buffer SQLite owns until the next step/reset; `column_bytes`
+        // (called after it, as SQLite requires) is its length. It is copied into an array at once.
+        guard let text = sqlite3_column_text(handle, Int32(index)) else { return nil }
+        return Array(UnsafeBufferPointer(start: text, count: Int(sqlite3_column_bytes(handle, Int32(index)))))
+    }
+
+    /// Result column `index` of the current row.
+    func value(_ index: Int) -> SQLValue {
+        guard let handle else { return .null }
+        let column = Int32(index)
+        switch sqlite3_column_type(handle, column) {
+        case SQLITE_INTEGER: return .integer(sqlite3_column_int64(handle, column))
+        case SQLITE_FLOAT: return .real(sqlite3_column_double(handle, column))
+        case SQLITE_TEXT: return .text(String(decoding: bytes(index) ?? [], as: UTF8.self))
+        case SQLITE_BLOB:
+            // As for text: SQLite's buffer is valid until the next step/reset and copied at once.
+            let count = Int(sqlite3_column_bytes(handle, column))
+            guard count > 0, let blob = sqlite3_column_blob(handle, column) else { return .blob([]) }
+            return .blob(Array(UnsafeRawBufferPointer(start: blob, count: count)))
+        default: return .null
+        }
+    }
+}
+
+/// SQLite's version and the features the store needs.
+enum SQLiteLibrary {
+    /// `sqlite3_libversion()`.
+    static var version: String { String(cString: sqlite3_libversion()) }
+}

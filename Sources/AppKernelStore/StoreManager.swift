@@ -1,0 +1,184 @@
+import AppKernelAuth
+import Foundation
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Whose stores these are.
+public enum StoreOwner: Sendable, Hashable, CustomStringConvertible {
+    /// Shared by every user (used before anyone logs in, with deferred login).
+    case global
+    /// One user's.
+    case user(UserAccountIdentity)
+
+    /// `global` or the user's identity.
+    public var description: String {
+        switch self {
+        case .global: "global"
+        case .user(let identity): identity.description
+        }
+    }
+}
+
+/// Opens stores by name and owner under a data directory the app chooses, in the Mobile SDK's
+/// layout (`SFSmartStoreDatabaseManager`):
+///
+/// ```
+/// <root>/stores/<name>/store.sqlite                       global stores
+/// <root>/<orgID>/<userID>/stores/<name>/store.sqlite      a user's stores
+/// ```
+///
+/// (with the database's `-wal` and `-shm` files beside it). Directories it creates are 0700 and
+/// databases 0600. A store is opened once and shared (`sharedStoreWithName:user:`) until it is
+/// removed; reopened after a relaunch, it has its data. ``removeStores(for:)`` closes and deletes
+/// a user's stores — what logout does.
+public final class StoreManager: Sendable {
+    /// The data directory.
+    public let root: URL
+    private let open = Mutex<[Key: SmartStore]>([:])
+
+    private struct Key: Hashable {
+        var name: String
+        var owner: StoreOwner
+    }
+
+    /// A manager for stores under `root` (created, 0700, when first needed).
+    public init(root: URL) {
+        self.root = root.standardizedFileURL
+    }
+
+    private static let managers = Mutex<[String: StoreManager]>([:])
+
+    /// The process's manager for `root`: one a directory, so that every caller shares its stores.
+    public static func shared(root: URL) -> StoreManager {
+        let root = root.standardizedFileURL
+        return managers.withLock { managers in
+            if let manager = managers[root.path] { return manager }
+            let manager = StoreManager(root: root)
+            managers[root.path] = manager
+            return manager
+        }
+    }
+
+    /// The directory holding the owner's stores (`<root>/stores`, `<root>/<org>/<user>/stores`).
+    /// - Throws: ``StoreError`` `invalidName` for an org or user id that cannot name a directory.
+    public func directory(for owner: StoreOwner) throws(StoreError) -> URL {
+        switch owner {
+        case .global:
+            return root.appendingPathComponent("stores")
+        case .user(let identity):
+            try Self.checkName(identity.orgID, what: "org id")
+            try Self.checkName(identity.userID, what: "user id")
+            return root.appendingPathComponent(identity.orgID).appendingPathComponent(identity.userID).appendingPathComponent("stores")
+        }
+    }
+
+    /// The database file of a store.
+    public func databaseURL(named name: String, for owner: StoreOwner) throws(StoreError) -> URL {
+        try Self.checkName(name, what: "store name")
+        return try directory(for: owner).appendingPathComponent(name).appendingPathComponent("store.sqlite")
+    }
+
+    private static func checkName(_ name: String, what: String) throws(StoreError) {
+        guard !name.isEmpty, name != ".", name != "..", !name.contains("/"), !name.hasPrefix("."), !name.contains("\0") else {
+            throw StoreError(code: .invalidName, reason: "'\(name)' cannot be a \(what): it names a directory")
+        }
+    }
+
+    /// The store `name` of `owner`, opened (and created) on first use and shared after
+    /// (`sharedStoreWithName:user:`, `sharedGlobalStoreWithName:`).
+    /// - Throws: ``StoreError`` as ``SmartStore/init(fileURL:)``, or `invalidName`.
+    public func store(named name: String = SmartStore.defaultStoreName, for owner: StoreOwner) throws(StoreError) -> SmartStore {
+        let url = try databaseURL(named: name, for: owner)
+        return try open.withLock { (open: inout [Key: SmartStore]) throws(StoreError) -> SmartStore in
+            let key = Key(name: name, owner: owner)
+            if let store = open[key], !store.isClosed { return store }
+            try makePrivateDirectories(down: url.deletingLastPathComponent())
+            let store = try SmartStore(fileURL: url)
+            open[key] = store
+            return store
+        }
+    }
+
+    /// Whether the store's database exists (`persistentStoreExists:`).
+    public func storeExists(named name: String, for owner: StoreOwner) -> Bool {
+        guard let url = try? databaseURL(named: name, for: owner) else { return false }
+        return FileManager.default.fileExists(atPath: url.path)
+    }
+
+    /// The names of the owner's stores on disk, sorted (`allStoreNames`).
+    public func allStoreNames(for owner: StoreOwner) -> [String] {
+        guard let directory = try? directory(for: owner),
+              let names = try? FileManager.default.contentsOfDirectory(atPath: directory.path) else { return [] }
+        return names.filter { storeExists(named: $0, for: owner) }.sorted()
+    }
+
+    /// Closes and deletes one store (`removeSharedStoreWithName:forUser:`): its directory and
+    /// files. Later calls on a ``SmartStore`` it handed out fail with `storeClosed`.
+    public func removeStore(named name: String, for owner: StoreOwner) throws(StoreError) {
+        let url = try databaseURL(named: name, for: owner)
+        try open.withLock { (open: inout [Key: SmartStore]) throws(StoreError) in
+            open.removeValue(forKey: Key(name: name, owner: owner))?.close()
+            try Self.remove(url.deletingLastPathComponent())
+        }
+    }
+
+    /// Closes and deletes every store of the owner (`removeAllStoresForUser:`): the owner's
+    /// `stores` directory. Logout calls this for the user who leaves.
+    public func removeStores(for owner: StoreOwner) throws(StoreError) {
+        let directory = try directory(for: owner)
+        try open.withLock { (open: inout [Key: SmartStore]) throws(StoreError) in
+            for key in open.keys where key.owner == owner { open.removeValue(forKey: key)?.close() }
+            try Self.remove(directory)
+        }
+    }
+
+    private static func remove(_ directory: URL) throws(StoreError) {
+        guard FileManager.default.fileExists(atPath: directory.path) else { return }
+        do { try FileManager.default.removeItem(at: directory) } catch {
+            throw StoreError(code: .cannotOpen, reason: "cannot be removed: \(error.localizedDescription)", file: directory.path)
+        }
+    }
+
+    /// Creates `directory` and any missing parent, each with mode 0700.
+    private func makePrivateDirectories(down directory: URL) throws(StoreError) {
+        var missing: [URL] = []
+        var current = directory
+        while !FileManager.default.fileExists(atPath: current.path), current.path != "/" {
+            missing.append(current)
+            current = current.deletingLastPathComponent()
+        }
+        for url in missing.reversed() {
+            if mkdir(url.path, 0o700) != 0 && errno != EEXIST {
+                throw StoreError(code: .cannotOpen, reason: "cannot be created: \(String(cString: strerror(errno)))", file: url.path)
+            }
+            // mkdir's mode is masked by the umask: set it exactly.
+            guard chmod(url.path, 0o700) == 0 else {
+                throw StoreError(code: .cannotOpen, reason: "cannot be made private: \(String(cString: strerror(errno)))", file: url.path)
+            }
+        }
+    }
+}
+
+extension SmartStore {
+    /// The store `name` of `owner` under `root`, shared by every caller (the SDK's
+    /// `sharedStoreWithName:user:`): ``StoreManager/shared(root:)``'s.
+    public static func shared(withName name: String = defaultStoreName, owner: StoreOwner, in root: URL) throws(StoreError) -> SmartStore {
+        try StoreManager.shared(root: root).store(named: name, for: owner)
+    }
+
+    /// Closes and deletes the store (`removeSharedStoreWithName:forUser:`).
+    public static func removeShared(withName name: String = defaultStoreName, owner: StoreOwner, in root: URL) throws(StoreError) {
+        try StoreManager.shared(root: root).removeStore(named: name, for: owner)
+    }
+
+    /// Closes and deletes every store of the owner (`removeAllStoresForUser:`).
+    public static func removeAllStores(for owner: StoreOwner, in root: URL) throws(StoreError) {
+        try StoreManager.shared(root: root).removeStores(for: owner)
+    }
+}
