@@ -101,6 +101,8 @@ let package = Package(
                     swiftSettings: strictSettings),
         .testTarget(name: "AppKernelAuthTests", dependencies: ["AppKernelAuth", "CredentialStoreWriter", "LoopbackServer"], exclude: ["Fixtures"],
                     swiftSettings: strictSettings),
+        .testTarget(name: "AppKernelSyncTests", dependencies: ["AppKernelSync", "AppKernelStore", "AppKernelREST", "AppKernelAuth", "AppKernelTesting"],
+                    swiftSettings: strictSettings),
     ],
     swiftLanguageModes: [.v6]
 )

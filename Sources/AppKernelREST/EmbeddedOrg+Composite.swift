@@ -53,7 +53,7 @@ extension EmbeddedOrg {
     /// With `allOrNone`, the first failure rolls every change back and every other subrequest
     /// answers 400 `PROCESSING_HALTED`.
     /// - Throws: 400 `JSON_PARSER_ERROR`, `INVALID_INPUT` (no subrequests, a subrequest without
-    ///   method, url or a well-formed unique referenceId), `LIMIT_EXCEEDED` (over 25).
+    ///   method, url or a unique referenceId of letters, digits and underscores), `LIMIT_EXCEEDED` (over 25).
     func composite(_ request: HTTPRequest, version: APIVersion, user: User, _ state: inout State) throws(Refusal) -> HTTPResponse {
         let members = try Self.jsonBody(request)
         guard let subrequests = members["compositeRequest"]?.arrayValue, !subrequests.isEmpty else {
@@ -64,9 +64,10 @@ extension EmbeddedOrg {
         }
         var seen: Set<String> = []
         for (index, subrequest) in subrequests.enumerated() {
-            guard let reference = subrequest["referenceId"]?.stringValue, reference.first?.isLetter == true,
+            // Letters, digits and underscores (the Mobile SDK's batch target uses record ids, which start with digits).
+            guard let reference = subrequest["referenceId"]?.stringValue, !reference.isEmpty,
                   reference.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") }) else {
-                throw Refusal(400, "INVALID_INPUT", "compositeRequest[\(index)].referenceId: letters, digits and underscores, starting with a letter")
+                throw Refusal(400, "INVALID_INPUT", "compositeRequest[\(index)].referenceId: one or more letters, digits and underscores")
             }
             guard seen.insert(reference).inserted else {
                 throw Refusal(400, "INVALID_INPUT", "compositeRequest[\(index)].referenceId: '\(reference)' is used twice")
