@@ -327,22 +327,30 @@ extension EmbeddedOrg {
         return page(cursor, offset: offset, locator: String(locator[..<dash]), version: version, &state)
     }
 
+    /// A page of a query result: `{"done", "nextRecordsUrl", "records", "totalSize"}` (keys
+    /// sorted, as every answer's). The body is written row by row, so a page of 2,000 records is
+    /// never held as one JSON tree besides its bytes.
     private func page(_ cursor: Cursor, offset: Int, locator: String?, version: APIVersion, _ state: inout State) -> HTTPResponse {
         let total = cursor.ids.count
         let end = min(offset + cursor.batchSize, total)
-        let rows = cursor.ids[min(offset, end)..<end].compactMap { id in
-            state.records[id].map {
-                project($0, paths: cursor.plan.paths, children: cursor.plan.children, version: version, includeDeleted: cursor.includeDeleted, state)
-            }
-        }
-        var body: [String: JSONValue] = ["totalSize": .int(total), "done": .bool(end == total), "records": .array(rows)]
+        var body = Data("{\"done\":\(end == total),".utf8)
         if end < total {
             let id = locator ?? "01g" + SecureRandom.token(byteCount: 6)
             state.cursors[id] = cursor
-            body["nextRecordsUrl"] = .string("/services/data/\(version)/query/\(id)-\(end)")
+            body.append(Data("\"nextRecordsUrl\":".utf8) + JSONValue.string("/services/data/\(version)/query/\(id)-\(end)").jsonData() + Data(",".utf8))
         } else if let locator {
             state.cursors[locator] = nil
         }
-        return Self.json(200, .object(body))
+        body.append(Data("\"records\":[".utf8))
+        var first = true
+        for id in cursor.ids[min(offset, end)..<end] {
+            guard let record = state.records[id] else { continue }
+            if !first { body.append(UInt8(ascii: ",")) }
+            first = false
+            body.append(project(record, paths: cursor.plan.paths, children: cursor.plan.children, version: version,
+                                includeDeleted: cursor.includeDeleted, state).jsonData())
+        }
+        body.append(Data("],\"totalSize\":\(total)}".utf8))
+        return HTTPResponse(status: 200, headers: ["Content-Type": "application/json;charset=UTF-8"], body: body)
     }
 }
