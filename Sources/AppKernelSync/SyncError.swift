@@ -20,7 +20,7 @@ public struct SyncError: Error, Sendable, CustomStringConvertible {
         /// The operation does not apply to this sync (ghosts of a sync up, a sync-up spec given
         /// to `syncDown`).
         case wrongSyncType
-        /// A target this port does not run (`custom`, `briefcase`, parent-children sync up).
+        /// A target this port does not run (`custom` and `briefcase` sync downs, custom sync ups).
         case unsupportedTarget
         /// A record the server sent lacks the modification date field the target relies on
         /// (`LastModifiedDate` unless the target names another).

@@ -6,20 +6,20 @@ import AppKernelREST
 /// request each (`singleRecord`) or a batch at a time (`batch`: composite, `collection`: sObject
 /// collections). Each record's outcome and the sync's progress are written together.
 extension SyncManager {
-    /// A write to make in the soup once a record or batch is answered.
+    /// A write to make in a soup once a record or batch is answered.
     enum LocalWrite {
         /// Upsert the entry (it has its `_soupEntryId`).
-        case save([String: JSONValue])
+        case save([String: JSONValue], soup: String)
         /// Remove the entry.
-        case remove(Int)
+        case remove(Int, soup: String)
     }
 
     /// Runs a sync up, saving its state as it goes (the caller saves the end).
     func runSyncUp(_ sync: inout SyncState, target: SyncUpTarget, onUpdate: SyncUpdateBlock?) async throws(SyncError) -> SyncUpResult {
-        guard [.singleRecord, .batch, .collection].contains(target.kind) else {
+        guard [.singleRecord, .batch, .collection, .parentChildren].contains(target.kind) else {
             throw SyncError(code: .unsupportedTarget, reason: "\(target.implementationClassName) sync ups are not run by this port", sync: sync.label)
         }
-        let ids = try dirtyEntryIds(inSoup: sync.soupName)
+        let ids = target.kind == .parentChildren ? try dirtyParentEntryIds(target: target) : try dirtyEntryIds(inSoup: sync.soupName)
         sync.totalSize = ids.count
         sync.progress = Self.progress(0, of: ids.count)
         try save(sync)
@@ -29,7 +29,9 @@ extension SyncManager {
         for start in stride(from: 0, to: ids.count, by: target.maxBatchSize) {
             let chunk = Array(ids[start..<min(start + target.maxBatchSize, ids.count)])
             let records = try storeCall { try store.retrieve(chunk, fromSoup: sync.soupName) }
-            let newer = sync.mergeMode == .overwrite ? [:] : try await areNewerThanServer(records, target: target, sync: sync)
+            let newer = sync.mergeMode == .overwrite ? [:]
+                : target.kind == .parentChildren ? try await treesAreNewerThanServer(records, target: target, sync: sync)
+                : try await areNewerThanServer(records, target: target, sync: sync)
             var toSend: [[String: JSONValue]] = []
             for record in records {
                 let entryId = record["_soupEntryId"]?.intValue ?? 0
@@ -42,17 +44,21 @@ extension SyncManager {
             var writes: [LocalWrite] = []
             if target.kind == .singleRecord {
                 for record in toSend { try await syncUpOne(record, target: target, sync: sync, result: &result, writes: &writes) }
+            } else if target.kind == .parentChildren {
+                for record in toSend { try await syncUpTree(record, target: target, sync: sync, result: &result, writes: &writes) }
             } else {
                 try await syncUpBatch(toSend, target: target, sync: sync, isReRun: false, result: &result, writes: &writes)
             }
             done += chunk.count
             sync.progress = Self.progress(done, of: ids.count)
-            let state = sync, soup = sync.soupName
+            let state = sync
             try transaction { transaction in
-                let saves = writes.compactMap { write -> [String: JSONValue]? in if case .save(let entry) = write { entry } else { nil } }
-                let removals = writes.compactMap { write -> Int? in if case .remove(let id) = write { id } else { nil } }
-                if !saves.isEmpty { try transaction.upsert(saves, intoSoup: soup) }
-                if !removals.isEmpty { try transaction.remove(removals, fromSoup: soup) }
+                for write in writes {
+                    switch write {
+                    case .save(let entry, let soup): try transaction.upsert([entry], intoSoup: soup)
+                    case .remove(let id, let soup): try transaction.remove([id], fromSoup: soup)
+                    }
+                }
                 try transaction.upsert([state.json], intoSoup: MobileSync.syncsSoupName)
             }
             onUpdate?(sync)
@@ -76,21 +82,21 @@ extension SyncManager {
         let created = Self.flag(record, MobileSync.locallyCreatedField)
         if Self.flag(record, MobileSync.locallyDeletedField) {
             if created {
-                writes.append(.remove(entryId))
+                writes.append(.remove(entryId, soup: sync.soupName))
                 result.deleted.append(id ?? "")
                 return
             }
             let type = try objectType(of: record, sync: sync)
             do throws(SyncError) {
                 _ = try await send(restClient.requestForDelete(withObjectType: type, objectId: id ?? "", apiVersion: nil))
-                writes.append(.remove(entryId))
+                writes.append(.remove(entryId, soup: sync.soupName))
                 result.deleted.append(id ?? "")
             } catch {
                 if Self.status(of: error) == 404 {
-                    writes.append(.remove(entryId))
+                    writes.append(.remove(entryId, soup: sync.soupName))
                     result.deleted.append(id ?? "")
                 } else {
-                    try keep(record, error, action: .delete, target: target, result: &result, writes: &writes)
+                    try keep(record, error, action: .delete, target: target, soup: sync.soupName, result: &result, writes: &writes)
                 }
             }
             return
@@ -104,11 +110,11 @@ extension SyncManager {
         let fields = Self.fields(of: record, target.updateFieldlist ?? sync.options.fieldlist ?? [], target: target)
         do throws(SyncError) {
             _ = try await send(restClient.requestForUpdate(withObjectType: type, objectId: id ?? "", fields: fields, apiVersion: nil))
-            writes.append(.save(Self.cleaned(record, syncId: nil)))
+            writes.append(.save(Self.cleaned(record, syncId: nil), soup: sync.soupName))
             result.updated.append(id ?? "")
         } catch {
             guard Self.status(of: error) == 404 else {
-                try keep(record, error, action: .update, target: target, result: &result, writes: &writes)
+                try keep(record, error, action: .update, target: target, soup: sync.soupName, result: &result, writes: &writes)
                 return
             }
             // Deleted on the server: OVERWRITE creates it again; LEAVE_IF_CHANGED leaves it.
@@ -129,29 +135,29 @@ extension SyncManager {
         do throws(SyncError) {
             let answer = try await send(request)
             if let newId = answer["id"] { record[target.idFieldName] = newId }
-            writes.append(.save(Self.cleaned(record, syncId: nil)))
+            writes.append(.save(Self.cleaned(record, syncId: nil), soup: sync.soupName))
             result.created.append(record[target.idFieldName]?.stringValue ?? "")
         } catch {
-            try keep(record, error, action: .create, target: target, result: &result, writes: &writes)
+            try keep(record, error, action: .create, target: target, soup: sync.soupName, result: &result, writes: &writes)
         }
     }
 
     /// Keeps a refused record dirty with the server's error in `__last_error__`; a failure that
     /// is not the server's answer (no connection, a refused token refresh) fails the sync.
-    private func keep(_ record: [String: JSONValue], _ error: SyncError, action: SyncUpFailure.Action, target: SyncUpTarget,
+    private func keep(_ record: [String: JSONValue], _ error: SyncError, action: SyncUpFailure.Action, target: SyncUpTarget, soup: String,
                       result: inout SyncUpResult, writes: inout [LocalWrite]) throws(SyncError) {
         guard let rest = error.restError, Self.status(of: error) != nil else { throw error }
         let lastError = rest.responseBody ?? rest.description
-        keep(record, lastError: lastError, message: rest.serverErrors.first?.message ?? rest.description, action: action, target: target,
-             result: &result, writes: &writes)
+        keep(record, lastError: lastError, message: rest.serverErrors.first?.message ?? rest.description, action: action, soup: soup,
+             idFieldName: target.idFieldName, result: &result, writes: &writes)
     }
 
-    func keep(_ record: [String: JSONValue], lastError: String, message: String, action: SyncUpFailure.Action, target: SyncUpTarget,
-                      result: inout SyncUpResult, writes: inout [LocalWrite]) {
+    func keep(_ record: [String: JSONValue], lastError: String, message: String, action: SyncUpFailure.Action, soup: String, idFieldName: String,
+              result: inout SyncUpResult, writes: inout [LocalWrite]) {
         var record = record
         record[MobileSync.lastErrorField] = .string(lastError)
-        writes.append(.save(record))
-        result.failed.append(SyncUpFailure(soupEntryId: record["_soupEntryId"]?.intValue ?? 0, recordId: record[target.idFieldName]?.stringValue,
+        writes.append(.save(record, soup: soup))
+        result.failed.append(SyncUpFailure(soupEntryId: record["_soupEntryId"]?.intValue ?? 0, recordId: record[idFieldName]?.stringValue,
                                            action: action, lastError: lastError, message: message))
     }
 

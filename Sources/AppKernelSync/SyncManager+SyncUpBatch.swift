@@ -26,6 +26,8 @@ extension SyncManager {
         var recordDoesNotExist: Bool
         /// The first error, as JSON (stored in `__last_error__`).
         var errorJSON: JSONValue?
+        /// The error says a record this one refers to is deleted (`ENTITY_IS_DELETED`).
+        var relatedRecordDoesNotExist = false
     }
 
     func syncUpBatch(_ records: [[String: JSONValue]], target: SyncUpTarget, sync: SyncState, isReRun: Bool, result: inout SyncUpResult,
@@ -47,10 +49,10 @@ extension SyncManager {
             let created = Self.flag(record, MobileSync.locallyCreatedField)
             if Self.flag(record, MobileSync.locallyDeletedField) {
                 if created || response?.success == true || response?.recordDoesNotExist == true {
-                    writes.append(.remove(record["_soupEntryId"]?.intValue ?? 0))
+                    writes.append(.remove(record["_soupEntryId"]?.intValue ?? 0, soup: sync.soupName))
                     result.deleted.append(reference)
                 } else {
-                    keep(record, response, action: .delete, target: target, result: &result, writes: &writes)
+                    keep(record, response, action: .delete, soup: sync.soupName, idFieldName: target.idFieldName, result: &result, writes: &writes)
                 }
                 continue
             }
@@ -58,7 +60,7 @@ extension SyncManager {
                 if let serverId = response.objectId, created || Self.flag(record, MobileSync.locallyCreatedField) {
                     record[target.idFieldName] = .string(serverId)
                 }
-                writes.append(.save(Self.cleaned(record, syncId: nil)))
+                writes.append(.save(Self.cleaned(record, syncId: nil), soup: sync.soupName))
                 if created { result.created.append(record[target.idFieldName]?.stringValue ?? "") } else { result.updated.append(reference) }
             } else if response?.recordDoesNotExist == true, sync.mergeMode == .overwrite, !isReRun {
                 // Deleted on the server: create it again.
@@ -67,7 +69,8 @@ extension SyncManager {
                 needReRun = true
                 rerun.append(record)
             } else {
-                keep(record, response, action: created ? .create : .update, target: target, result: &result, writes: &writes)
+                keep(record, response, action: created ? .create : .update, soup: sync.soupName, idFieldName: target.idFieldName,
+                     result: &result, writes: &writes)
             }
         }
         if needReRun, !isReRun {
@@ -75,11 +78,12 @@ extension SyncManager {
         }
     }
 
-    private func keep(_ record: [String: JSONValue], _ response: RecordResponse?, action: SyncUpFailure.Action, target: SyncUpTarget,
-                      result: inout SyncUpResult, writes: inout [LocalWrite]) {
+    /// Keeps a refused record dirty with the server's error for it in `__last_error__`.
+    func keep(_ record: [String: JSONValue], _ response: RecordResponse?, action: SyncUpFailure.Action, soup: String, idFieldName: String,
+              result: inout SyncUpResult, writes: inout [LocalWrite]) {
         let error = response?.errorJSON ?? ["message": "the server gave no answer for this record", "errorCode": "NO_RESPONSE"]
-        keep(record, lastError: error.description, message: error["message"]?.stringValue ?? error.description, action: action, target: target,
-             result: &result, writes: &writes)
+        keep(record, lastError: error.description, message: error["message"]?.stringValue ?? error.description, action: action, soup: soup,
+             idFieldName: idFieldName, result: &result, writes: &writes)
     }
 
     /// The request for a dirty record (`buildRequestForRecord`); `nil` for a record created and
@@ -106,7 +110,7 @@ extension SyncManager {
     // MARK: Composite
 
     /// One `…/composite` request (`allOrNone: false`), answers by reference id.
-    private func sendComposite(_ requests: [RecordRequest]) async throws(SyncError) -> [String: RecordResponse] {
+    func sendComposite(_ requests: [RecordRequest]) async throws(SyncError) -> [String: RecordResponse] {
         let rest: [RestRequest] = requests.map { request in
             switch request.kind {
             case .create: restClient.requestForCreate(withObjectType: request.objectType, fields: request.fields, apiVersion: nil)
@@ -124,7 +128,8 @@ extension SyncManager {
             let status = sub["httpStatusCode"]?.intValue ?? 0
             let body = sub["body"] ?? .null
             responses[reference] = RecordResponse(success: (200..<300).contains(status), objectId: body["id"]?.stringValue,
-                                                  recordDoesNotExist: status == 404, errorJSON: body[0])
+                                                  recordDoesNotExist: status == 404, errorJSON: body[0],
+                                                  relatedRecordDoesNotExist: body[0]?["errorCode"] == "ENTITY_IS_DELETED")
         }
         return responses
     }

@@ -12,7 +12,7 @@ public typealias SyncUpdateBlock = @Sendable (SyncState) -> Void
 /// `SFMobileSyncSyncManager`: sync down (SOQL, SOSL, MRU, refresh, parent-children, layout,
 /// metadata targets) with `OVERWRITE` or `LEAVE_IF_CHANGED`, incremental resync from the sync's
 /// `maxTimeStamp`, ghost cleaning, and sync up of local changes (one request a record, composite
-/// batches, or sObject collections).
+/// batches, sObject collections, or parents with their children).
 ///
 /// ```swift
 /// let syncs = try SyncManager(store: store, restClient: client)
@@ -167,11 +167,15 @@ public final class SyncManager: Sendable {
     /// - Throws: ``SyncError`` `soupNotFound` naming the sync and the soup.
     func requireSoups(of sync: SyncState) throws(SyncError) {
         var soups = [sync.soupName]
-        if case .down(let target) = sync.target {
-            if target.queryType == .parentChildren {
-                soups = [target.details.parent?.soupName, target.details.children?.soupName].compactMap { $0 }
-            }
-            if target.queryType == .refresh, let refreshed = target.details.soupName { soups.append(refreshed) }
+        switch sync.target {
+        case .down(let target) where target.queryType == .parentChildren:
+            soups = [target.details.parent?.soupName, target.details.children?.soupName].compactMap { $0 }
+        case .down(let target) where target.queryType == .refresh:
+            if let refreshed = target.details.soupName { soups.append(refreshed) }
+        case .up(let target) where target.kind == .parentChildren:
+            soups = [target.details.parent?.soupName, target.details.children?.soupName].compactMap { $0 }
+        default:
+            break
         }
         for soup in soups where !store.soupExists(soup) {
             throw SyncError(code: .soupNotFound, reason: "the soup does not exist: register it (userstore.json) before syncing into it",

@@ -2,8 +2,10 @@ import AppKernelCore
 import AppKernelStore
 
 /// How a sync up sends local changes — the Mobile SDK's `SFSyncUpTarget` (one request a record),
-/// `SFBatchSyncUpTarget` (composite requests of up to 25) and `SFCollectionSyncUpTarget` (sObject
-/// collections of up to 200, the default), with their JSON form.
+/// `SFBatchSyncUpTarget` (composite requests of up to 25), `SFCollectionSyncUpTarget` (sObject
+/// collections of up to 200, the default) and `SFParentChildrenSyncUpTarget` (a parent and its
+/// children in one composite request; the children's fields are `childrenCreateFieldlist` /
+/// `childrenUpdateFieldlist` of ``details``), with their JSON form.
 ///
 /// Creates send `createFieldlist` (else the options' `fieldlist`), updates `updateFieldlist`
 /// (else the `fieldlist`); the id and modification-date fields are never sent. With an

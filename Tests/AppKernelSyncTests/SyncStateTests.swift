@@ -24,6 +24,18 @@ struct SyncStateTests {
         .up(SyncUpTarget()),
         .up(.target(.batch, createFieldlist: ["Name"], updateFieldlist: ["Name", "Industry"], externalIdFieldName: "External_Id__c", maxBatchSize: 10)),
         .up(.target(.singleRecord, createFieldlist: ["Name"])),
+        .up({
+            var details = SyncTargetDetails()
+            details.parent = RelatedObjectInfo(sobjectType: "Account", soupName: "accounts")
+            var children = RelatedObjectInfo(sobjectType: "Contact", soupName: "contacts")
+            children.sobjectTypePlural = "Contacts"
+            children.parentIdFieldName = "AccountId"
+            details.children = children
+            details.relationshipType = .masterDetail
+            details.childrenCreateFieldlist = ["LastName"]
+            details.childrenUpdateFieldlist = ["LastName", "Title"]
+            return SyncUpTarget(kind: .parentChildren, createFieldlist: ["Name"], updateFieldlist: ["Name"], details: details)
+        }()),
     ]
 
     @Test(arguments: everyTarget)
