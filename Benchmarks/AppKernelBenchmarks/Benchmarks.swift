@@ -25,7 +25,9 @@
 //   6. scaling: 1k / 10k / 100k (--quick: 1k / 10k) of listeners and hooks registered and
 //      cancelled, a burst of re-entrant events, a failing service chain, service starts and
 //      TestClock timers, with the growth per 10× (round by round, then the median);
-//   7. MobileSync: a sync down of 20,000 records (--quick: 4,000) in pages of 2,000 (400) from
+//   7. SmartStore: an upsert of 100k entries (--quick: 10k) against raw SQLite inserts, indexed
+//      exact and range queries, and a Smart SQL join of two 10k-entry soups (StoreBenchmarks.swift);
+//   8. MobileSync: a sync down of 20,000 records (--quick: 4,000) in pages of 2,000 (400) from
 //      the embedded org through URLSession into a SmartStore file, and the resident-memory growth.
 //
 // The targets at the end are reported, never enforced: the run exits 0 whatever the timings.
@@ -214,7 +216,10 @@ enum AppKernelBenchmarks {
         let misses = paths.flatMap(\.misses)
         targets.append(("every growth factor per 10× ≤ 11×" + (misses.isEmpty ? "" : " — over: " + misses.joined(separator: "; ")), misses.isEmpty))
 
-        // 7. MobileSync: a sync down streamed into a SmartStore file.
+        // 7. SmartStore: upsert against raw SQLite, indexed queries, a Smart SQL join.
+        targets += try await StoreBenchmarks.run(quick: quick)
+
+        // 8. MobileSync: a sync down streamed into a SmartStore file.
         let sync = try await SyncBenchmark.measure(records: quick ? 4_000 : 20_000, pageSize: quick ? 400 : 2_000)
         print(String(format: "MobileSync sync down: %@ accounts in pages of %@ through URLSession into a SmartStore file: %@ (%.0f records/s); "
                      + "resident memory %@ %.1f MB above where it stood before, %.1f MB after\n",

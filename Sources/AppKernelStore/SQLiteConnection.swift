@@ -107,6 +107,8 @@ final class SQLiteConnection {
     /// before. The caller resets it after use (``SQLiteStatement/reset()``).
     func prepare(_ sql: String, cache: Bool = true) throws(SQLiteFailure) -> SQLiteStatement {
         if cache, let cached = statements[sql] { return cached }
+        // A bounded cache: Smart SQL written with literals would otherwise grow it without end.
+        if cache, statements.count >= Self.statementCacheSize { clearStatementCache() }
         let db = try openHandle()
         var statement: OpaquePointer?
         var tail: UnsafePointer<CChar>?
@@ -127,9 +129,12 @@ final class SQLiteConnection {
         return prepared
     }
 
+    /// How many prepared statements the cache keeps.
+    static let statementCacheSize = 256
+
     /// Forgets every cached statement (after a schema change: their SQL may name dropped columns).
+    /// A statement still held by a caller stays valid and is finalized when released.
     func clearStatementCache() {
-        for statement in statements.values { statement.finalize() }
         statements.removeAll()
     }
 
@@ -205,22 +210,25 @@ final class SQLiteStatement {
         case .null: status = sqlite3_bind_null(statement, index)
         case .integer(let number): status = sqlite3_bind_int64(statement, index, number)
         case .real(let number): status = sqlite3_bind_double(statement, index, number)
-        case .text(let text):
-            // The bridged C string lives for the call; SQLite copies it (transient).
-            status = sqlite3_bind_text(statement, index, text, -1, Self.transient)
+        case .text(var text):
+            // `withUTF8` lends the string's own UTF-8 buffer (no copy for a native string).
+            status = text.withUTF8 { bindText($0, statement, index) }
         case .utf8(let bytes):
-            // The array's buffer lives for the closure and SQLite copies `count` bytes
-            // (transient); UInt8 and CChar have the same size and alignment, so viewing the bytes
-            // as CChar for the call is sound. An empty array may have no buffer: bind "" then.
-            status = bytes.isEmpty ? sqlite3_bind_text(statement, index, "", 0, Self.transient)
-                : bytes.withUnsafeBufferPointer { buffer in
-                    buffer.withMemoryRebound(to: CChar.self) { sqlite3_bind_text(statement, index, $0.baseAddress, Int32($0.count), Self.transient) }
-                }
+            status = bytes.withUnsafeBufferPointer { bindText($0, statement, index) }
         case .blob(let bytes):
             // As for UTF-8 bytes: the buffer lives for the closure and SQLite copies it.
             status = bytes.withUnsafeBytes { sqlite3_bind_blob(statement, index, $0.baseAddress, Int32($0.count), Self.transient) }
         }
         guard status == SQLITE_OK else { throw connection.failure(status) }
+    }
+
+    /// Binds UTF-8 bytes as text. The buffer is valid for the call (the caller lends it for its
+    /// closure) and SQLite copies `count` bytes before returning (transient). UInt8 and CChar have
+    /// the same size and alignment, so viewing the bytes as CChar is sound. An empty buffer may
+    /// have no address: it binds "" (a NULL pointer would bind NULL).
+    private func bindText(_ buffer: UnsafeBufferPointer<UInt8>, _ statement: OpaquePointer, _ index: Int32) -> Int32 {
+        guard let base = buffer.baseAddress, !buffer.isEmpty else { return sqlite3_bind_text(statement, index, "", 0, Self.transient) }
+        return base.withMemoryRebound(to: CChar.self, capacity: buffer.count) { sqlite3_bind_text(statement, index, $0, Int32(buffer.count), Self.transient) }
     }
 
     /// Binds `values` to parameters 1, 2, ….
@@ -287,7 +295,11 @@ final class SQLiteStatement {
         switch sqlite3_column_type(handle, column) {
         case SQLITE_INTEGER: return .integer(sqlite3_column_int64(handle, column))
         case SQLITE_FLOAT: return .real(sqlite3_column_double(handle, column))
-        case SQLITE_TEXT: return .text(String(decoding: bytes(index) ?? [], as: UTF8.self))
+        case SQLITE_TEXT:
+            // As in `bytes(_:)`: SQLite's buffer, valid until the next step/reset, is decoded into
+            // a String at once (no intermediate array).
+            guard let text = sqlite3_column_text(handle, column) else { return .text("") }
+            return .text(String(decoding: UnsafeBufferPointer(start: text, count: Int(sqlite3_column_bytes(handle, column))), as: UTF8.self))
         case SQLITE_BLOB:
             // As for text: SQLite's buffer is valid until the next step/reset and copied at once.
             let count = Int(sqlite3_column_bytes(handle, column))

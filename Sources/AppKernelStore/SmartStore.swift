@@ -75,6 +75,8 @@ public final class SmartStore: Sendable {
     private let writer: Mutex<StoreEngine?>
     /// The thread inside ``inTransaction(_:)``'s closure, to refuse re-entry (0: none).
     private let transactionThread = Atomic<UInt>(0)
+    /// Set by ``close()``, readable without the writer's mutex.
+    private let closed = Atomic<Bool>(false)
     private let catalog: CatalogBox
     private let reader: StoreReader
 
@@ -97,15 +99,16 @@ public final class SmartStore: Sendable {
     /// Closes the store's connections (waiting for a running operation); every later call fails
     /// with ``StoreError/Code/storeClosed``. Idempotent.
     public func close() {
+        closed.store(true, ordering: .releasing)
+        reader.close()
         writer.withLock { engine in
             engine?.close()
             engine = nil
         }
-        reader.close()
     }
 
     /// Whether ``close()`` was called.
-    public var isClosed: Bool { writer.withLock { $0 == nil } }
+    public var isClosed: Bool { closed.load(ordering: .acquiring) }
 
     /// Runs `body` with the writer engine, under the writer mutex.
     private func withEngine<Result: Sendable>(_ body: (StoreEngine) throws(StoreError) -> Result) throws(StoreError) -> Result {
@@ -175,9 +178,11 @@ public final class SmartStore: Sendable {
         try withEngine { engine throws(StoreError) in try engine.atomic { () throws(StoreError) in for spec in specs { try engine.registerSoup(spec) } } }
     }
 
-    /// Whether a soup of that name is registered (false once the store is closed).
+    /// Whether a soup of that name is registered — as last committed, so it never waits for the
+    /// writer (inside ``inTransaction(_:)``, ``StoreTransaction/soupExists(_:)`` sees the
+    /// transaction's own soups). False once the store is closed.
     public func soupExists(_ name: String) -> Bool {
-        (try? withEngine { engine in engine.catalog.soups[name] != nil }) ?? false
+        !isClosed && catalog.current.soups[name] != nil
     }
 
     /// The registered soups' names, sorted.

@@ -16,6 +16,9 @@ final class StoreEngine {
     private var nextIDs: [String: Int64] = [:]
     private var translations = TranslationCache()
     private var savepoints = 0
+    /// The last catalog generation handed out: never reused, so that a generation rolled back
+    /// cannot name another catalog in a translation cache.
+    private var generations = 1
     /// A reusable buffer for entries' JSON.
     private var buffer: [UInt8] = []
 
@@ -221,7 +224,8 @@ final class StoreEngine {
 
     private func setSoup(_ info: SoupInfo?, named name: String) {
         catalog.soups[name] = info
-        catalog.generation += 1
+        generations += 1
+        catalog.generation = generations
         connection.clearStatementCache()
     }
 
@@ -343,9 +347,16 @@ final class StoreEngine {
         }
         return try atomic { () throws(StoreError) -> [[String: JSONValue]] in
             let now = Self.nowMilliseconds()
-            let columns = info.indexes.filter(\.hasColumn)
-            let fullText = info.indexes.filter { $0.type == .fullText }
-            let sql = Self.writeSQL(info, columns: columns, fullText: fullText)
+            let columns = info.indexes.filter(\.hasColumn).map(\.segments)
+            let fullText = info.indexes.filter { $0.type == .fullText }.map(\.segments)
+            let sql = Self.writeSQL(info, columns: info.indexes.filter(\.hasColumn), fullText: info.indexes.filter { $0.type == .fullText })
+            // Prepared (or taken from the cache) once for the whole batch.
+            let statements = try wrapped(soup: name) { () throws(SQLiteFailure) in
+                (insert: try connection.prepare(sql.insert), update: try connection.prepare(sql.update),
+                 ftsInsert: try sql.fts.map { fts throws(SQLiteFailure) in try connection.prepare(fts.insert) },
+                 ftsUpdate: try sql.fts.map { fts throws(SQLiteFailure) in try connection.prepare(fts.update) })
+            }
+            var next: Int64?
             var stored: [[String: JSONValue]] = []
             stored.reserveCapacity(entries.count)
             for (offset, entry) in entries.enumerated() {
@@ -356,39 +367,44 @@ final class StoreEngine {
                 case .externalID(let path): existing = try lookUp(entry, offset: offset, in: info, path: path, lookup: lookup)
                 }
                 let id: Int64
-                if let existing { id = existing } else { id = try nextID(info) }
+                if let existing { id = existing } else {
+                    if next == nil { next = try nextID(info) }
+                    id = next!
+                    next = id + 1
+                }
                 buffer.removeAll(keepingCapacity: true)
-                do throws(StoreJSON.EncodingFailure) { try StoreJSON.encode(entry, extra: [(SoupColumns.entryIDPath, .int(Int(id))), (SoupColumns.lastModifiedPath, .int(now))], into: &buffer) } catch {
+                do throws(StoreJSON.EncodingFailure) {
+                    try StoreJSON.encode(entry, entryID: Int(id), lastModified: now, into: &buffer)
+                } catch {
                     throw StoreError(code: .invalidEntry, reason: "entry \(offset) has a non-finite number (JSON has none)", file: file, soup: name, path: error.keyPath)
                 }
-                var values: [SQLValue] = existing == nil ? [.integer(id), .utf8(buffer), .integer(Int64(now)), .integer(Int64(now))]
-                    : [.utf8(buffer), .integer(Int64(now))]
-                for column in columns { values.append(EntryPath.sqlValue(EntryPath.project(entry, column.segments))) }
+                var values: [SQLValue] = []
+                values.reserveCapacity(columns.count + 4)
+                if existing == nil { values += [.integer(id), .utf8(buffer), .integer(Int64(now)), .integer(Int64(now))] } else { values += [.utf8(buffer), .integer(Int64(now))] }
+                for segments in columns { values.append(EntryPath.sqlValue(EntryPath.project(entry, segments))) }
                 if existing != nil { values.append(.integer(id)) }
-                try execute(existing == nil ? sql.insert : sql.update, values, soup: name)
-                if existing == nil {
-                    nextIDs[info.tableName] = id + 1
-                } else if connection.changes == 0 {
+                try run(existing == nil ? statements.insert : statements.update, values, soup: name)
+                if existing != nil, connection.changes == 0 {
                     throw StoreError(code: .unknownEntry, reason: "entry \(offset)'s _soupEntryId \(id) is not in the soup", file: file, soup: name)
                 }
-                if let fts = sql.fts {
-                    let ftsValues = fullText.map { EntryPath.sqlValue(EntryPath.project(entry, $0.segments)) }
-                    try execute(existing == nil ? fts.insert : fts.update, existing == nil ? [.integer(id)] + ftsValues : ftsValues + [.integer(id)], soup: name)
+                if let ftsInsert = statements.ftsInsert, let ftsUpdate = statements.ftsUpdate {
+                    let ftsValues = fullText.map { EntryPath.sqlValue(EntryPath.project(entry, $0)) }
+                    try run(existing == nil ? ftsInsert : ftsUpdate, existing == nil ? [.integer(id)] + ftsValues : ftsValues + [.integer(id)], soup: name)
                 }
                 var result = entry
+                result.reserveCapacity(entry.count + 2)
                 result[SoupColumns.entryIDPath] = .int(Int(id))
                 result[SoupColumns.lastModifiedPath] = .int(now)
                 stored.append(result)
             }
+            if let next { nextIDs[info.tableName] = next }
             return stored
         }
     }
 
-    /// Runs a cached statement that returns no rows.
-    private func execute(_ sql: String, _ values: [SQLValue], soup: String) throws(StoreError) {
-        try wrapped(soup: soup) { () throws(SQLiteFailure) in
-            try connection.prepare(sql).using(values) { statement throws(SQLiteFailure) in try statement.run() }
-        }
+    /// Runs a prepared statement that returns no rows.
+    private func run(_ statement: SQLiteStatement, _ values: [SQLValue], soup: String) throws(StoreError) {
+        try wrapped(soup: soup) { () throws(SQLiteFailure) in try statement.using(values) { statement throws(SQLiteFailure) in try statement.run() } }
     }
 
     /// The id of the entry whose external id (the value at `path`) `entry` has, if any.
@@ -484,6 +500,9 @@ final class StoreEngine {
     @discardableResult
     func remove(matching spec: QuerySpec, from name: String) throws(StoreError) -> Int {
         _ = try soup(name)
+        if spec.queryType != .smart, let queried = spec.soupName, queried != name {
+            throw StoreError(code: .invalidQuery, reason: "the query is over soup '\(queried)', not the soup entries are removed from", file: file, soup: name)
+        }
         return try atomic { () throws(StoreError) -> Int in
             let query = try QueryCompiler(catalog: catalog, file: file).ids(spec, translations: &translations)
             return try remove(QueryRunner.integers(query, on: connection), from: name)

@@ -6,56 +6,58 @@ import AppKernelCore
 /// fraction or exponent `.double`, `true`/`false` `.bool` — the types an entry was written with.
 enum StoreJSON {
     /// Why a value cannot be written as JSON.
-    struct EncodingFailure: Error {
+    struct EncodingFailure: Error, Equatable {
         /// The key path of the value (`Owner.Score`).
         var keyPath: String
     }
 
-    /// Appends `object` as compact JSON, with `extra` members written first in place of the
-    /// object's own members of the same names (the store's `_soupEntryId` and
-    /// `_soupLastModifiedDate`).
+    /// Appends `entry` as compact JSON with the store's members written first —
+    /// `_soupEntryId` and `_soupLastModifiedDate` — in place of any the entry has.
     /// - Throws: ``EncodingFailure`` for a non-finite number (JSON has none).
-    static func encode(_ object: [String: JSONValue], extra: [(String, JSONValue)] = [], into out: inout [UInt8]) throws(EncodingFailure) {
-        out.append(UInt8(ascii: "{"))
-        var first = true
-        for (key, value) in extra {
-            if !first { out.append(UInt8(ascii: ",")) }
-            first = false
-            writeString(key, into: &out)
-            out.append(UInt8(ascii: ":"))
-            try write(value, keyPath: key, into: &out)
-        }
-        for (key, value) in object where !extra.contains(where: { $0.0 == key }) {
-            if !first { out.append(UInt8(ascii: ",")) }
-            first = false
-            writeString(key, into: &out)
-            out.append(UInt8(ascii: ":"))
-            try write(value, keyPath: key, into: &out)
+    static func encode(_ entry: [String: JSONValue], entryID: Int, lastModified: Int, into out: inout [UInt8]) throws(EncodingFailure) {
+        out.append(contentsOf: #"{"_soupEntryId":"#.utf8)
+        writeInteger(entryID, into: &out)
+        out.append(contentsOf: #","_soupLastModifiedDate":"#.utf8)
+        writeInteger(lastModified, into: &out)
+        // Only an entry that has either member pays for skipping it.
+        let skips = entry[SoupColumns.entryIDPath] != nil || entry[SoupColumns.lastModifiedPath] != nil
+        for (key, value) in entry where !skips || (key != SoupColumns.entryIDPath && key != SoupColumns.lastModifiedPath) {
+            out.append(UInt8(ascii: ","))
+            try member(key, value, into: &out)
         }
         out.append(UInt8(ascii: "}"))
+    }
+
+    /// `"key":value`; a failure names the key in front of its own path.
+    private static func member(_ key: String, _ value: JSONValue, into out: inout [UInt8]) throws(EncodingFailure) {
+        writeString(key, into: &out)
+        out.append(UInt8(ascii: ":"))
+        do { try write(value, into: &out) } catch {
+            throw EncodingFailure(keyPath: error.keyPath.isEmpty ? key : error.keyPath.hasPrefix("[") ? key + error.keyPath : key + "." + error.keyPath)
+        }
     }
 
     /// `value` as compact JSON bytes.
     static func encode(_ value: JSONValue) throws(EncodingFailure) -> [UInt8] {
         var out: [UInt8] = []
-        try write(value, keyPath: "", into: &out)
+        try write(value, into: &out)
         return out
     }
 
-    private static func write(_ value: JSONValue, keyPath: String, into out: inout [UInt8]) throws(EncodingFailure) {
+    private static func write(_ value: JSONValue, into out: inout [UInt8]) throws(EncodingFailure) {
         switch value {
-        case .null: out.append(contentsOf: [0x6E, 0x75, 0x6C, 0x6C])                        // null
-        case .bool(let flag): out.append(contentsOf: flag ? [0x74, 0x72, 0x75, 0x65] : [0x66, 0x61, 0x6C, 0x73, 0x65])
+        case .null: out.append(contentsOf: "null".utf8)
+        case .bool(let flag): out.append(contentsOf: flag ? "true".utf8 : "false".utf8)
         case .int(let number): writeInteger(number, into: &out)
         case .double(let number):
-            guard number.isFinite else { throw EncodingFailure(keyPath: keyPath) }
+            guard number.isFinite else { throw EncodingFailure(keyPath: "") }
             out.append(contentsOf: number.description.utf8)
         case .string(let text): writeString(text, into: &out)
         case .array(let elements):
             out.append(UInt8(ascii: "["))
             for (index, element) in elements.enumerated() {
                 if index > 0 { out.append(UInt8(ascii: ",")) }
-                try write(element, keyPath: "\(keyPath)[\(index)]", into: &out)
+                do { try write(element, into: &out) } catch { throw EncodingFailure(keyPath: "[\(index)]" + (error.keyPath.hasPrefix("[") || error.keyPath.isEmpty ? "" : ".") + error.keyPath) }
             }
             out.append(UInt8(ascii: "]"))
         case .object(let members):
@@ -64,31 +66,27 @@ enum StoreJSON {
             for (key, member) in members {
                 if !first { out.append(UInt8(ascii: ",")) }
                 first = false
-                writeString(key, into: &out)
-                out.append(UInt8(ascii: ":"))
-                try write(member, keyPath: keyPath.isEmpty ? key : "\(keyPath).\(key)", into: &out)
+                try self.member(key, member, into: &out)
             }
             out.append(UInt8(ascii: "}"))
         }
     }
 
     private static func writeInteger(_ number: Int, into out: inout [UInt8]) {
-        if number == 0 { out.append(UInt8(ascii: "0")); return }
-        if number < 0 { out.append(UInt8(ascii: "-")) }
-        // Digits of the magnitude, least significant first, then reversed (Int.min's magnitude fits UInt).
-        var magnitude = number.magnitude
-        let start = out.count
-        while magnitude > 0 {
-            out.append(UInt8(ascii: "0") + UInt8(magnitude % 10))
-            magnitude /= 10
-        }
-        out[start...].reverse()
+        // Up to 15 digits, `String(number)` is a small string: no allocation.
+        out.append(contentsOf: String(number).utf8)
     }
 
     private static let hexDigits = Array("0123456789abcdef".utf8)
 
     private static func writeString(_ text: String, into out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
+        // Most strings need no escape: copy their UTF-8 at once.
+        guard needsEscape(text.utf8.span) else {
+            out.append(contentsOf: text.utf8)
+            out.append(UInt8(ascii: "\""))
+            return
+        }
         for byte in text.utf8 {
             switch byte {
             case UInt8(ascii: "\""): out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])
@@ -105,12 +103,21 @@ enum StoreJSON {
         out.append(UInt8(ascii: "\""))
     }
 
+    private static func needsEscape(_ bytes: Span<UInt8>) -> Bool {
+        for index in bytes.indices where bytes[index] < 0x20 || bytes[index] == UInt8(ascii: "\"") || bytes[index] == UInt8(ascii: "\\") {
+            return true
+        }
+        return false
+    }
+
     /// Reads one JSON value (with nothing but whitespace after it); nil when the text is not JSON.
     static func decode(_ bytes: [UInt8]) -> JSONValue? {
         var reader = Reader(bytes: bytes)
         guard let value = reader.value(depth: 0) else { return nil }
         reader.skipSpace()
-        return reader.index == bytes.count ? value : nil
+        // Not a ternary: `value : nil` would read nil as JSON null (JSONValue is nil-literal expressible).
+        guard reader.index == bytes.count else { return nil }
+        return value
     }
 
     /// A one-pass reader over UTF-8 bytes. Every method returns nil on malformed input.

@@ -30,6 +30,8 @@ final class StoreReader: Sendable {
     private let path: String
     private let catalog: CatalogBox
     private let state = Mutex(State())
+    /// The open connection's interrupter, reachable without waiting for the state's lock.
+    private let interrupter = Mutex<SQLiteInterrupter?>(nil)
     private let queue = DispatchQueue(label: "AppKernelStore.reader", qos: .userInitiated)
 
     init(path: String, catalog: CatalogBox) {
@@ -37,8 +39,10 @@ final class StoreReader: Sendable {
         self.catalog = catalog
     }
 
-    /// Closes the connection; later queries fail with `storeClosed`. Waits for a running query.
+    /// Closes the connection; later queries fail with `storeClosed`. A running query is
+    /// interrupted first (it fails with `cancelled`).
     func close() {
+        interrupter.withLock { $0?.interrupt() }
         state.withLock { state in
             state.connection?.close()
             state.connection = nil
@@ -76,6 +80,7 @@ final class StoreReader: Sendable {
                     return .failure(StoreError(error, file: path))
                 }
                 state.connection = connection
+                interrupter.withLock { $0 = connection.interrupter }
             }
             guard job.start(connection.interrupter) else {
                 return .failure(StoreError(code: .cancelled, reason: "the query's task was cancelled", file: path))

@@ -63,6 +63,16 @@ struct ConcurrencyTests {
         #expect(try await store.countConcurrently(.all(soupName: "accounts")) == 30)
     }
 
+    @Test func closingTheStoreInterruptsALongQuery() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let store = try Fixture.store(in: directory)
+        let long = Task { try await store.queryConcurrently(Self.endless) }
+        store.close()
+        #expect([.cancelled, .storeClosed].contains(failureCode(await long.result)))
+        #expect(!store.soupExists("accounts"))
+    }
+
     @Test func aQueryCancelledBeforeItStartsDoesNotRun() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }

@@ -138,6 +138,38 @@ struct SmartSqlTests {
         #expect(try plan("SELECT {contacts:LastName} FROM {contacts} ORDER BY {contacts:AccountName}").contains("TABLE_2_1_idx"))
     }
 
+    @Test func translationsDoNotOutliveARolledBackSoup() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let store = try SmartStore(fileURL: directory.file("store.sqlite"))
+        let query = QuerySpec.smart("SELECT {leads:Email} FROM {leads}")
+        struct Abort: Error {}
+        #expect(throws: Abort.self) {
+            try store.inTransaction { tx in
+                try tx.registerSoup(SoupSpec(name: "leads", indexes: [IndexSpec(path: "Email", type: .string)]))
+                try tx.upsert([["Email": "a@b.c", "Company": "Acme"]], intoSoup: "leads")
+                #expect(try tx.query(query) == [["a@b.c"]])
+                throw Abort()
+            }
+        }
+        // The same soup again, its columns in another order: the query must not reuse the old SQL.
+        try store.registerSoup(SoupSpec(name: "leads", indexes: [IndexSpec(path: "Company", type: .string), IndexSpec(path: "Email", type: .string)]))
+        try store.upsert([["Email": "x@y.z", "Company": "Globex"]], intoSoup: "leads")
+        #expect(try store.query(query) == [["x@y.z"]])
+    }
+
+    @Test func manyDistinctQueriesStayWithinTheStatementCache() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let store = try store(directory)
+        for literal in 0..<600 {
+            #expect(try store.query(.smart("SELECT count(*) + \(literal) FROM {accounts}")) == [[.int(10 + literal)]])
+        }
+        try store.upsert([["Name": "After"]], intoSoup: "accounts")
+        #expect(try store.count(.all(soupName: "accounts")) == 11)
+        #expect(storeError { _ = try store.remove(matching: .all(soupName: "contacts"), fromSoup: "accounts") }?.code == .invalidQuery)
+    }
+
     @Test func removeMatchingASmartQueryRemovesItsFirstPage() throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
