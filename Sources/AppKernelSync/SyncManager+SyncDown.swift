@@ -38,7 +38,7 @@ extension SyncManager {
         sync.progress = Self.progress(0, of: sync.totalSize)
         try save(sync)
         onUpdate?(sync)
-        while let records = page {
+        while let records = page.take() {   // the page variable lets go: a page is freed before the next is fetched
             let pageNewest = try latestModification(of: records, target: target, sync: sync)
             newest = max(newest, pageNewest)
             fetched += records.count
