@@ -92,7 +92,11 @@ public final class UserAccountManager {
     // MARK: Login
 
     /// Logs in through `config`'s login host and adds the account.
-    /// - Parameter makeCurrent: Make the new user current (always, when nobody is).
+    /// - Parameters:
+    ///   - config: The connected app and the login host.
+    ///   - flow: The OAuth flow (web server with PKCE, or user agent).
+    ///   - loginHint: The username to prefill on the login page, if any.
+    ///   - makeCurrent: Make the new user current (always, when nobody is).
     /// - Throws: ``OAuthError`` from the login, or ``CredentialStoreError`` when the account
     ///   cannot be stored (it is then not added).
     @discardableResult

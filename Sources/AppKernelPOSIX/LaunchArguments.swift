@@ -33,7 +33,10 @@ public struct LaunchArguments: Sendable, Hashable {
     }
 
     /// Reads `arguments` (without the program name) and `environment`.
-    /// - Parameter strict: Refuse unknown `--flags` (default), or leave them in ``remaining``.
+    /// - Parameters:
+    ///   - arguments: The command line, without the program name.
+    ///   - environment: The process's environment.
+    ///   - strict: Refuse unknown `--flags` (default), or leave them in ``remaining``.
     /// - Throws: ``Error`` for an unknown flag, a flag without its value, or a bad URL.
     public init(arguments: [String], environment: [String: String] = [:], strict: Bool = true) throws(Error) {
         var options = LaunchOptions()

@@ -10,7 +10,7 @@ import Musl
 import Darwin
 #endif
 
-/// Runs an ``Application`` as a Linux process: the process's signals, memory pressure and
+/// Runs an `Application` as a Linux process: the process's signals, memory pressure and
 /// systemd's notify protocol drive the same life cycle the simulated host drives in tests.
 ///
 /// ```swift
@@ -26,7 +26,7 @@ import Darwin
 /// | SIGTERM, SIGINT | terminate gracefully (resign, background, disconnect, `willTerminate`) within ``Configuration/terminationDeadline``; a second SIGINT, or the deadline, forces exit 1 and says which step was running |
 /// | SIGTSTP | enter the background, then stop (as the shell expects) |
 /// | SIGCONT | back to the foreground |
-/// | SIGHUP | configuration changed: `RELOADING=1`, the application's ``AppKernel/ApplicationEvent/didReceiveReloadRequest`` (the SDK manager reloads its boot config), ``onConfigurationChange``, `READY=1` |
+/// | SIGHUP | configuration changed: `RELOADING=1`, the application's `ApplicationEvent.didReceiveReloadRequest` (the SDK manager reloads its boot config), ``onConfigurationChange``, `READY=1` |
 /// | SIGUSR1 | memory warning |
 ///
 /// The mapping is ``Configuration/signalActions``; other signals are left to the system. Signals
@@ -96,7 +96,7 @@ public final class ProcessHost {
     /// The systemd connection, when `NOTIFY_SOCKET` is set.
     public let systemd: SystemdNotifier?
     /// Runs on SIGHUP, between `RELOADING=1` and `READY=1`, after the application heard
-    /// ``AppKernel/ApplicationEvent/didReceiveReloadRequest``.
+    /// `ApplicationEvent.didReceiveReloadRequest`.
     public var onConfigurationChange: (@MainActor () async -> Void)?
 
     private let state = SharedBox()

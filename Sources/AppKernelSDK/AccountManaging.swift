@@ -15,7 +15,7 @@ public protocol AccountManaging: AnyObject {
     func switchTo(_ identity: UserAccountIdentity?) throws(CredentialStoreError)
     /// Logs a user out.
     func logout(_ identity: UserAccountIdentity, reason: LogoutReason) async
-    /// Observes account events; the token keeps the observer (an ``ObserverList`` makes one).
+    /// Observes account events; the token keeps the observer (an `ObserverList` makes one).
     func observe(_ handler: @escaping @MainActor (AccountEvent) -> Void) -> ListenerToken
 }
 

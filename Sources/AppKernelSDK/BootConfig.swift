@@ -19,7 +19,7 @@ import Foundation
 /// SDK's own rules and kept in ``hybrid``.
 ///
 /// Unlike the Mobile SDK, which validates two keys and only logs a missing or unparseable file,
-/// every problem is a ``ConfigError`` naming the file, the key path and, for JSON, the line and
+/// every problem is a `ConfigError` naming the file, the key path and, for JSON, the line and
 /// column (property lists have no positions). Unknown keys are refused.
 public struct BootConfig: Sendable, Hashable {
     /// The connected app's consumer key.
@@ -79,7 +79,7 @@ public struct BootConfig: Sendable, Hashable {
     }
 
     /// Loads and validates `bootconfig.json` (or `bootconfig.plist`) from `directory`.
-    /// - Throws: ``ConfigError`` (`unreadableFile` when neither exists).
+    /// - Throws: `ConfigError` (`unreadableFile` when neither exists).
     public static func load(fromDirectory directory: URL) throws(ConfigError) -> BootConfig {
         for name in fileNames {
             let url = directory.appendingPathComponent(name)
@@ -91,13 +91,13 @@ public struct BootConfig: Sendable, Hashable {
 
     /// Loads and validates one file; `.plist` files (and data starting with `<?xml` or `bplist`)
     /// are read as property lists, others as JSON.
-    /// - Throws: ``ConfigError`` (`unreadableFile`, `malformed`, or a key's problem).
+    /// - Throws: `ConfigError` (`unreadableFile`, `malformed`, or a key's problem).
     public static func load(contentsOf url: URL) throws(ConfigError) -> BootConfig {
         try BootConfig(ConfigParser.load(contentsOf: url))
     }
 
     /// Parses and validates JSON text (named `file` in errors).
-    /// - Throws: ``ConfigError`` with the line and column.
+    /// - Throws: `ConfigError` with the line and column.
     public static func parse(json data: Data, file: String = "bootconfig.json") throws(ConfigError) -> BootConfig {
         try BootConfig(ConfigParser.parseJSON(data, file: file))
     }

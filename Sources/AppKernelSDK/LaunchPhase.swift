@@ -2,7 +2,7 @@ import AppKernel
 
 /// The SDK manager's launch phases, in the order they run — the Mobile SDK's launch sequence.
 ///
-/// Each phase is a ``HookPoint`` whose hooks receive the manager:
+/// Each phase is a `HookPoint` whose hooks receive the manager:
 /// `manager.hooks.handle(.passcode) { manager in .return }` skips the passcode check.
 public enum LaunchPhase: String, Sendable, Hashable, CaseIterable, HookPoint, CustomStringConvertible {
     /// Load and validate the boot config.

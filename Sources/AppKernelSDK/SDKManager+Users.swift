@@ -17,12 +17,16 @@ public struct UserChange: Sendable, Hashable {
     public var from: UserAccountIdentity?
     /// The user after.
     public var to: UserAccountIdentity?
+    /// Why the user logged out (`nil` for a switch): ``LogoutReason/passcodeFailures`` when too
+    /// many wrong passcodes logged every user out.
+    public var reason: LogoutReason?
 
     /// Creates a change.
-    public init(kind: Kind, from: UserAccountIdentity?, to: UserAccountIdentity?) {
+    public init(kind: Kind, from: UserAccountIdentity?, to: UserAccountIdentity?, reason: LogoutReason? = nil) {
         self.kind = kind
         self.from = from
         self.to = to
+        self.reason = reason
     }
 }
 
@@ -125,10 +129,10 @@ extension SDKManager {
         case .willLogout(let identity, _):
             stores.wipe(.user(identity))
             if accountManager?.currentAccount?.identity == identity { loggingOutCurrentUser = identity }
-        case .didLogout(let identity, _):
+        case .didLogout(let identity, let reason):
             guard loggingOutCurrentUser == identity else { return }
             loggingOutCurrentUser = nil
-            currentUserLoggedOut(identity)
+            currentUserLoggedOut(identity, reason: reason)
         case .didSwitch(let from?, let to?):
             deliverUserChange(UserChange(kind: .switched, from: from, to: to), rebuildingRoot: true)
         default:
@@ -140,13 +144,13 @@ extension SDKManager {
     /// the account manager's order: org id, then user id) becomes current; with none, the app
     /// returns to login — the auth and root-controller phases run again (or, during a launch,
     /// the launch's own auth phase logs in).
-    private func currentUserLoggedOut(_ identity: UserAccountIdentity) {
+    private func currentUserLoggedOut(_ identity: UserAccountIdentity, reason: LogoutReason) {
         if let next = accountManager?.allAccounts.first {
             try? accountManager?.switchTo(next.identity)
-            deliverUserChange(UserChange(kind: .loggedOut, from: identity, to: next.identity), rebuildingRoot: true)
+            deliverUserChange(UserChange(kind: .loggedOut, from: identity, to: next.identity, reason: reason), rebuildingRoot: true)
             return
         }
-        deliverUserChange(UserChange(kind: .loggedOut, from: identity, to: nil), rebuildingRoot: false)
+        deliverUserChange(UserChange(kind: .loggedOut, from: identity, to: nil, reason: reason), rebuildingRoot: false)
         rootController = nil
         if let window { window.rootController = PlaceholderController(message: "Logging in…") }
         // During a launch (too many wrong passcodes), the launch's own auth phase comes next.
@@ -163,8 +167,8 @@ extension SDKManager {
 
     // MARK: The passcode lock
 
-    /// Asks for the passcode until it is right (`true`) or the attempts run out (`false`: the
-    /// current user was logged out and their data wiped).
+    /// Asks for the passcode until it is right (`true`) or the attempts run out (`false`: every
+    /// user was logged out and their data wiped).
     /// - Throws: ``PasscodeError/notSet`` when there is no provider, or the user gave up.
     func askForPasscode() async throws -> Bool {
         guard let provider = passcodeProvider else {
@@ -182,13 +186,19 @@ extension SDKManager {
         }
     }
 
-    /// Too many wrong passcodes: the passcode is forgotten and the current user logged out (their
-    /// stores are wiped on the way), as the Mobile SDK does.
+    /// Too many wrong passcodes: the passcode protects the app, not one user — it is forgotten
+    /// and every user is logged out (their stores and credentials wiped on the way), the others
+    /// first and the current one last, so no other user ever becomes current on the way. Observers
+    /// hear one ``UserChange`` with reason ``LogoutReason/passcodeFailures``, and the app returns to
+    /// login.
     func passcodeAttemptsExhausted() async {
         passcode.reset()
-        if let current = accountManager?.currentAccount {
-            await accountManager?.logout(current.identity, reason: .passcodeFailures)
+        guard let accountManager else { return }
+        let current = accountManager.currentAccount?.identity
+        for account in accountManager.allAccounts where account.identity != current {
+            await accountManager.logout(account.identity, reason: .passcodeFailures)
         }
+        if let current { await accountManager.logout(current, reason: .passcodeFailures) }
     }
 
     /// Locks the app when it returns after more than ``PasscodeManager/lockTimeout`` in the

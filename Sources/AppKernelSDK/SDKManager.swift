@@ -8,7 +8,7 @@ import Synchronization
 /// It runs the launch in ordered phases — ``LaunchPhase/config`` → ``LaunchPhase/sdkInit`` →
 /// ``LaunchPhase/passcode`` → ``LaunchPhase/auth`` → ``LaunchPhase/rootController`` — each
 /// through one overridable ``run(_:)`` that dispatches the phase's hooks (the same hook model
-/// as the application's events) and its default work. It observes its ``Application``: a launch
+/// as the application's events) and its default work. It observes its `Application`: a launch
 /// starts when the app finishes launching (or on demand), foreground and background drive the
 /// passcode lock, termination stops it.
 ///
@@ -145,7 +145,7 @@ open class SDKManager {
     /// ``initializeSDK()``), right after making a `ProcessHost`, or with
     /// `SimulatedHost.attach(_:)`. Attached once `didFinishLaunching` has been delivered, the
     /// manager cannot hear it: its launch does not start by itself (call ``launch()``), and the
-    /// application records an ``AppKernel/Diagnostic/Kind/attachedLate`` diagnostic saying so.
+    /// application records an `Diagnostic.Kind.attachedLate` diagnostic saying so.
     public func attach(to application: Application) {
         self.application = application
         applicationTokens = [
@@ -335,14 +335,14 @@ open class SDKManager {
 
     /// Registers the soups of `userstore.json` (in ``configDirectory``) for the current user (or
     /// globally, before anyone logs in). No file: nothing to do.
-    /// - Throws: ``ConfigError``; nothing is registered then.
+    /// - Throws: `ConfigError`; nothing is registered then.
     public func setupUserStoreFromDefaultConfig() throws(ConfigError) {
         guard let data = try defaultConfigFile(StoreConfig.soupsFileName) else { return }
         try stores.register(soups: StoreConfig.parseSoups(data), for: currentStoreOwner)
     }
 
     /// Registers the syncs of `usersyncs.json` for the current user; each sync's soup must exist.
-    /// - Throws: ``ConfigError``; nothing is registered then.
+    /// - Throws: `ConfigError`; nothing is registered then.
     public func setupUserSyncsFromDefaultConfig() throws(ConfigError) {
         guard let data = try defaultConfigFile(StoreConfig.syncsFileName) else { return }
         let owner = currentStoreOwner

@@ -24,7 +24,7 @@ public final class UserStoreRegistry {
 
     /// Registers soups, all or none: a soup already registered under the same name for this
     /// owner is skipped when identical, and an error when different.
-    /// - Throws: ``ConfigError`` (`duplicateName`) naming the soup; nothing is registered then.
+    /// - Throws: `ConfigError` (`duplicateName`) naming the soup; nothing is registered then.
     public func register(soups: [SoupSpec], for owner: StoreOwner, file: String = StoreConfig.soupsFileName) throws(ConfigError) {
         soupsByOwner[owner] = try Self.merge(soups, into: self.soups(for: owner), name: \.name, kind: "soup",
                                              keyPath: { "soups[\($0)].soupName" }, owner: owner, file: file)
@@ -80,7 +80,7 @@ public final class UserStoreRegistry {
     }
 
     /// Inserts or replaces a record (keyed by its `Id`) in a registered soup.
-    /// - Throws: ``ConfigError`` (`unknownSoup`) when the soup is not registered for the owner,
+    /// - Throws: `ConfigError` (`unknownSoup`) when the soup is not registered for the owner,
     ///   or (`missingKey`) for a record without an `Id`.
     public func upsert(_ record: [String: JSONValue], intoSoup soup: String, for owner: StoreOwner) throws(ConfigError) {
         guard soups(for: owner).contains(where: { $0.name == soup }) else {

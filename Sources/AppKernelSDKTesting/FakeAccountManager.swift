@@ -55,7 +55,7 @@ public final class FakeAccountManager: AccountManaging {
     }
 
     /// Counts the login, yields once, then logs in as the next user of ``loginQueue`` — or
-    /// throws the queued error. Events in ``UserAccountManager``'s order: the first user becomes
+    /// throws the queued error. Events in `UserAccountManager`'s order: the first user becomes
     /// current without a switch, a later one (with `makeCurrent`) through willSwitch → didSwitch;
     /// then `didLogin`.
     public func logIn(config: OAuthConfig, flow: AuthorizationRequest.Flow, loginHint: String?, makeCurrent: Bool) async throws -> UserAccount {

@@ -6,7 +6,7 @@ import AppKernel
 /// `scene-1.performAction(<type>)`, `scene-1.willResignActive`, `scene-1.didEnterBackground`,
 /// `scene-1.didDisconnect`.
 ///
-/// When it connects, it makes a ``Window`` showing a ``RecordingRootController`` and makes the
+/// When it connects, it makes a `Window` showing a ``RecordingRootController`` and makes the
 /// window key and visible. Shortcut actions are answered `true` at once.
 @MainActor
 public final class RecordingSceneDelegate: SceneDelegate {

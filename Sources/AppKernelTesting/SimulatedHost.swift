@@ -1,7 +1,7 @@
 import AppKernel
 import Foundation
 
-/// Plays the system for an ``Application`` in tests: launches it and sends it every event the
+/// Plays the system for an `Application` in tests: launches it and sends it every event the
 /// kernel knows, synchronously, on a virtual clock.
 ///
 /// ```swift
@@ -13,12 +13,12 @@ import Foundation
 /// try host.terminate()
 /// ```
 ///
-/// Each method sends one ``SystemEvent`` through ``Application/handle(_:)``: an illegal event
-/// throws ``ApplicationError`` and changes nothing. Called from inside a callback (while another
+/// Each method sends one `SystemEvent` through `Application.handle(_:)`: an illegal event
+/// throws `ApplicationError` and changes nothing. Called from inside a callback (while another
 /// event is being delivered), a method queues its event and returns at once — `false` / `nil`
 /// for the methods that answer — and the event runs right after the current one.
 ///
-/// Terminating and launching again starts a new ``Application``, as relaunching a process does.
+/// Terminating and launching again starts a new `Application`, as relaunching a process does.
 @MainActor
 public final class SimulatedHost {
     /// The clock every application of this host uses.
@@ -58,9 +58,9 @@ public final class SimulatedHost {
     ///   - bootLoader: The BootLoader to run (mPaaS's default phases unless given).
     ///   - options: Why the app is launched.
     ///   - inBackground: Launch without a foreground scene, leaving the app in `.background`.
-    /// - Returns: The launched application; its ``AppKernel/Application/launchAnswer`` is what
+    /// - Returns: The launched application; its `Application.launchAnswer` is what
     ///   it answered the system (UIKit's YES/NO).
-    /// - Throws: ``ApplicationError`` (`alreadyLaunched`) while the previous application runs.
+    /// - Throws: `ApplicationError` (`alreadyLaunched`) while the previous application runs.
     @discardableResult
     public func launch(delegate: any ApplicationDelegate, interface: (any FrameworkInterface)? = nil,
                        bootLoader: BootLoader = BootLoader(), options: LaunchOptions = LaunchOptions(),
@@ -199,7 +199,7 @@ public final class SimulatedHost {
     // MARK: Raw events
 
     /// Sends any system event to the current application.
-    /// - Throws: ``ApplicationError`` (`notLaunched`) before the first launch, or the
+    /// - Throws: `ApplicationError` (`notLaunched`) before the first launch, or the
     ///   application's refusal.
     @discardableResult
     public func send(_ event: SystemEvent) throws(ApplicationError) -> SystemResponse {

@@ -6,7 +6,7 @@ import Synchronization
 ///
 /// It serves two kinds of waiting:
 /// - **Kernel timers** (background-task expiry, suspension, completion deadlines), scheduled
-///   through ``SchedulingClock``: run synchronously on the main actor, in deadline order, while
+///   through `SchedulingClock`: run synchronously on the main actor, in deadline order, while
 ///   ``advance(by:)`` moves time — fully deterministic.
 /// - **Sleepers** (`try await clock.sleep(for:)` in app code): resumed in deadline order; after
 ///   resuming one, the clock yields so the woken task can run before time moves on.
@@ -168,7 +168,7 @@ public final class TestClock: SchedulingClock, Sendable {
         }
     }
 
-    /// Schedules a main-actor timer `delay` from now (``SchedulingClock``).
+    /// Schedules a main-actor timer `delay` from now (`SchedulingClock`).
     @MainActor
     public func scheduleTimer(after delay: Duration, _ action: @escaping @MainActor @Sendable () -> Void) -> ScheduledTimer {
         let slot = Slot(.done)
@@ -238,7 +238,9 @@ public final class TestClock: SchedulingClock, Sendable {
 
     /// Yields the main actor until at least `count` tasks sleep on this clock: the way to let
     /// tasks a test started reach their `sleep` before it advances time.
-    /// - Parameter maxYields: A guard against waiting for a sleep that never comes.
+    /// - Parameters:
+    ///   - count: How many sleepers to wait for.
+    ///   - maxYields: A guard against waiting for a sleep that never comes.
     /// - Throws: ``TestClockError/stalled(expected:sleeping:)`` after `maxYields` yields.
     @MainActor
     public func waitForSleepers(_ count: Int, maxYields: Int = 10_000) async throws(TestClockError) {

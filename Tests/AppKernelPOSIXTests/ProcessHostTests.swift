@@ -19,6 +19,14 @@ struct ProcessHostSignalTests {
                 + ["scene.willResignActive", "scene.didEnterBackground", "scene.didDisconnect", "app.willTerminate", "host.exit(0)"])
     }
 
+    @Test func theReadmesMainRunsTheAppUntilSIGTERM() async throws {
+        let child = try ChildProcess(executable: "ReadmeServer")
+        #expect(await child.waitForLine("server.didFinishLaunching"))
+        child.send(SIGTERM)
+        #expect(await child.waitForExit() == 0)
+        #expect(child.lines == ["server.didFinishLaunching", "server.willTerminate"])
+    }
+
     @Test func aHungWillTerminateIsForcedOutAtTheDeadlineSayingWhatRan() async throws {
         let child = try ChildProcess(executable: "ProcessHostDemo", environment: ["DEMO_HANG_ON_TERMINATE": "1", "APPKERNEL_TERMINATION_DEADLINE_MS": "300"])
         #expect(await child.waitForLine("scene.didBecomeActive"))

@@ -193,7 +193,8 @@ struct UserChangeTests {
         var changes: [UserChange] = []
         let observation = manager.addCurrentUserChangeObserver { changes.append($0) }
         await accounts.logout(ada, reason: .userInitiated)
-        #expect(changes == [UserChange(kind: .loggedOut, from: ada, to: FakeAccountManager.account("005B").identity)], "once per change")
+        #expect(changes == [UserChange(kind: .loggedOut, from: ada, to: FakeAccountManager.account("005B").identity, reason: .userInitiated)],
+                "once per change")
         #expect(manager.stores.soups(for: .user(ada)).isEmpty, "the user's stores were wiped")
         #expect((manager.window?.rootController as? AccountsController)?.user == "005B")
         withExtendedLifetime(observation) {}
@@ -337,22 +338,31 @@ struct PasscodeLockTests {
         #expect(accounts.currentAccount?.identity.userID == "005A")
     }
 
-    @Test func tooManyWrongPasscodesLogTheUserOutAndWipeTheirData() async throws {
+    @Test func tooManyWrongPasscodesLogEveryUserOutAndWipeAllTheirData() async throws {
         let (host, manager, provider) = try await launched()
         let ada = FakeAccountManager.account("005A").identity
+        let bob = FakeAccountManager.account("005B").identity
+        try manager.stores.register(soups: [SoupSpec(name: "Private", indexes: [IndexSpec(path: "Id", type: .string)])], for: .user(bob))
         #expect(!manager.stores.soups(for: .user(ada)).isEmpty)
         var changes: [UserChange] = []
+        var switches: [AccountEvent] = []
         let observation = manager.addCurrentUserChangeObserver { changes.append($0) }
+        let events = accounts.observe { if case .didSwitch = $0 { switches.append($0) } }
+        accounts.loginQueue = [.success("005N")]
         try host.moveToBackground()
         await clock.advance(by: .seconds(120))
         provider.answers = ["0000", "1111", "2222"]
         try host.moveToForeground()
         await manager.unlock?.value
-        #expect(accounts.allAccounts.map(\.identity.userID) == ["005B"], "the current user was logged out")
-        #expect(manager.stores.soups(for: .user(ada)).isEmpty, "and their data wiped")
-        #expect(!manager.passcode.isSet, "the passcode is forgotten with them")
-        #expect(changes == [UserChange(kind: .loggedOut, from: ada, to: FakeAccountManager.account("005B").identity)])
-        withExtendedLifetime(observation) {}
+        #expect(switches.isEmpty, "no other user became current on the way")
+        #expect(changes == [UserChange(kind: .loggedOut, from: ada, to: nil, reason: .passcodeFailures)], "one change, with the reason")
+        #expect(manager.stores.soups(for: .user(ada)).isEmpty && manager.stores.soups(for: .user(bob)).isEmpty, "everyone's data wiped")
+        #expect(!manager.passcode.isSet, "the passcode is forgotten")
+        #expect(manager.window?.rootController is PlaceholderController || manager.window == nil)
+        await manager.reauthentication?.value
+        #expect(accounts.allAccounts.map(\.identity.userID) == ["005N"], "back to login: only the user who logged in again")
+        #expect(manager.stores.soups(for: .user(bob)).isEmpty, "Bob's data is not reachable")
+        withExtendedLifetime((observation, events)) {}
     }
 
     @Test func tooManyWrongPasscodesAtLaunchLogOutAndTheLaunchGoesOnToLogin() async throws {

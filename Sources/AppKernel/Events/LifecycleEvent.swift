@@ -72,9 +72,9 @@ public enum LifecycleEvent: Sendable, Hashable, CustomStringConvertible {
 
     /// The event's name without its data, for filtering and for traces.
     public enum Name: String, Sendable, Hashable, CaseIterable {
-        /// The name of ``LifecycleEvent/willFinishLaunching``.
+        /// The name of ``LifecycleEvent/willFinishLaunching(_:)``.
         case willFinishLaunching
-        /// The name of ``LifecycleEvent/didFinishLaunching``.
+        /// The name of ``LifecycleEvent/didFinishLaunching(_:)``.
         case didFinishLaunching
         /// The name of ``LifecycleEvent/didBecomeActive``.
         case didBecomeActive
@@ -90,17 +90,17 @@ public enum LifecycleEvent: Sendable, Hashable, CustomStringConvertible {
         case didReceiveMemoryWarning
         /// The name of ``LifecycleEvent/didReceiveReloadRequest``.
         case didReceiveReloadRequest
-        /// The name of ``LifecycleEvent/openURL``.
+        /// The name of ``LifecycleEvent/openURL(_:_:scene:)``.
         case openURL
-        /// The name of ``LifecycleEvent/continueUserActivity``.
+        /// The name of ``LifecycleEvent/continueUserActivity(_:scene:)``.
         case continueUserActivity
-        /// The name of ``LifecycleEvent/performShortcutItem``.
+        /// The name of ``LifecycleEvent/performShortcutItem(_:scene:)``.
         case performShortcutItem
-        /// The name of ``LifecycleEvent/didRegisterForRemoteNotifications``.
+        /// The name of ``LifecycleEvent/didRegisterForRemoteNotifications(deviceToken:)``.
         case didRegisterForRemoteNotifications
-        /// The name of ``LifecycleEvent/didFailToRegisterForRemoteNotifications``.
+        /// The name of ``LifecycleEvent/didFailToRegisterForRemoteNotifications(_:)``.
         case didFailToRegisterForRemoteNotifications
-        /// The name of ``LifecycleEvent/didReceiveRemoteNotification``.
+        /// The name of ``LifecycleEvent/didReceiveRemoteNotification(_:)``.
         case didReceiveRemoteNotification
         /// The name of ``LifecycleEvent/performFetch``.
         case performFetch
@@ -108,25 +108,25 @@ public enum LifecycleEvent: Sendable, Hashable, CustomStringConvertible {
         case didReceiveLocalNotification
         /// The name of ``LifecycleEvent/handleLocalNotificationAction(_:_:)``.
         case handleLocalNotificationAction
-        /// The name of ``LifecycleEvent/configurationForConnecting``.
+        /// The name of ``LifecycleEvent/configurationForConnecting(session:)``.
         case configurationForConnecting
-        /// The name of ``LifecycleEvent/didDiscardSceneSessions``.
+        /// The name of ``LifecycleEvent/didDiscardSceneSessions(_:)``.
         case didDiscardSceneSessions
-        /// The name of ``LifecycleEvent/sceneWillConnect``.
+        /// The name of ``LifecycleEvent/sceneWillConnect(scene:)``.
         case sceneWillConnect
-        /// The name of ``LifecycleEvent/sceneDidDisconnect``.
+        /// The name of ``LifecycleEvent/sceneDidDisconnect(scene:)``.
         case sceneDidDisconnect
-        /// The name of ``LifecycleEvent/sceneWillEnterForeground``.
+        /// The name of ``LifecycleEvent/sceneWillEnterForeground(scene:)``.
         case sceneWillEnterForeground
-        /// The name of ``LifecycleEvent/sceneDidBecomeActive``.
+        /// The name of ``LifecycleEvent/sceneDidBecomeActive(scene:)``.
         case sceneDidBecomeActive
-        /// The name of ``LifecycleEvent/sceneWillResignActive``.
+        /// The name of ``LifecycleEvent/sceneWillResignActive(scene:)``.
         case sceneWillResignActive
-        /// The name of ``LifecycleEvent/sceneDidEnterBackground``.
+        /// The name of ``LifecycleEvent/sceneDidEnterBackground(scene:)``.
         case sceneDidEnterBackground
         /// The name of ``LifecycleEvent/didSuspend``.
         case didSuspend
-        /// The name of ``LifecycleEvent/backgroundTaskExpired``.
+        /// The name of ``LifecycleEvent/backgroundTaskExpired(_:)``.
         case backgroundTaskExpired
         /// The name of ``LifecycleEvent/phase(_:)``.
         case phase

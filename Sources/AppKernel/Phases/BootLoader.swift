@@ -91,7 +91,12 @@ open class BootLoader {
     }
 
     /// Adds an asynchronous phase at the end, or before or after the phase named.
-    /// - Parameter deadline: How long it may run (default ``defaultPhaseDeadline``).
+    /// - Parameters:
+    ///   - name: The phase's name (its hook point, and its name in traces and timelines).
+    ///   - before: The phase to run it before; `nil`: see `after`.
+    ///   - after: The phase to run it after; both `nil`: at the end.
+    ///   - deadline: How long it may run (default ``defaultPhaseDeadline``).
+    ///   - body: The phase's work.
     /// - Returns: `false` (and changes nothing) if a phase has that name already, the phase to
     ///   insert next to does not exist, or the BootLoader has started.
     @discardableResult

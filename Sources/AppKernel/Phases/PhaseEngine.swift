@@ -199,7 +199,7 @@ public final class PhaseEngine<Phase: HookPoint> {
 
     /// One phase's default: its `before` hooks, its `handle` hooks (a stop skips the body and the
     /// `after` hooks), its body, its `after` hooks. A failing hook throws its ``HookError``. For
-    /// a ``stepRunner`` to call.
+    /// a `stepRunner` to call.
     public func perform(_ phase: Phase, _ payload: Payload, hooks: HookRegistry) async throws {
         guard let step = steps.first(where: { $0.phase == phase }) else { return }
         guard try runHooks(before: step, payload, hooks) else { return }

@@ -1,0 +1,43 @@
+// The README's SDK snippet, run as written, in the serialized suite that owns SDKManager.shared.
+import Foundation
+import Testing
+import AppKernel
+@_spi(Testing) import AppKernelSDK
+import AppKernelSDKTesting
+import AppKernelTesting
+
+extension SharedManagerTests {
+    @Test func readmeSDKExample() async throws {
+        SDKManager.resetSharedManagerForTesting()
+        defer { SDKManager.resetSharedManagerForTesting() }
+        let resources = try configDirectory(["bootconfig.json": #"{"remoteAccessConsumerKey": "3MVG9-test", "oauthRedirectURI": "testapp://callback"}"#,
+                                             "userstore.json": userstoreJSON, "usersyncs.json": usersyncsJSON])
+        defer { try? FileManager.default.removeItem(at: resources) }
+        let accounts = FakeAccountManager()
+        accounts.add("005A")
+        let app = Application(delegate: DefaultApplicationDelegate(), clock: TestClock())
+
+        final class AppSDKManager: SDKManager {
+            override func run(_ phase: LaunchPhase) async throws {
+                print("launch phase \(phase)")
+                try await super.run(phase)
+            }
+        }
+        try AppSDKManager.initializeSDK()                  // SDKManager.shared is now an AppSDKManager
+        let manager = SDKManager.shared
+        manager.configDirectory = resources                 // bootconfig.json, userstore.json, usersyncs.json
+        manager.accountManager = accounts                   // a UserAccountManager
+        var tokens: [ListenerToken] = []                    // a hook lives as long as its token
+        manager.hooks.handle(.passcode) { _ in .return }.store(in: &tokens)   // skip a phase's default work
+        manager.attach(to: app)                             // launches when the app finishes launching
+
+        try app.handle(.launch(LaunchOptions(), inBackground: false))
+        await manager.automaticLaunch?.value
+        #expect(manager.launchState == .finished)
+        #expect(manager.lastResult?.flags == [.alreadyAuthenticated], "the passcode phase's default work was skipped")
+        #expect(manager.lastResult?.currentUser?.identity.userID == "005A")
+        #expect(manager.stores.soups(for: .user(FakeAccountManager.account("005A").identity)).map(\.name) == ["Account"])
+        #expect(app.diagnostics.isEmpty)
+        try app.handle(.terminate)
+    }
+}
