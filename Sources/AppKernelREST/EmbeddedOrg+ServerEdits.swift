@@ -68,7 +68,9 @@ extension EmbeddedOrg {
 
     /// The live records of a type in an org, in insertion order, each with every field the org
     /// holds (`Id`, the audit dates, …).
-    /// - Parameter orgID: The org; `nil` for the first user's.
+    /// - Parameters:
+    ///   - type: The object type (`Account`).
+    ///   - orgID: The org; `nil` for the first user's.
     public func records(of type: String, orgID: String? = nil) -> [[String: JSONValue]] {
         let org = orgID ?? users.first?.orgID ?? ""
         let name = Self.object(type)?.name ?? type

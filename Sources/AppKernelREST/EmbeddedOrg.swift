@@ -6,7 +6,7 @@ import Synchronization
 /// An in-process Salesforce org — the embedded default, the way a database library ships
 /// SQLite: the login module and the REST client run against it offline, through their real code.
 ///
-/// It answers as an ``HTTPTransport`` (pass it wherever a transport goes) and implements, in
+/// It answers as an `HTTPTransport` (pass it wherever a transport goes) and implements, in
 /// the shapes Salesforce's REST API documents: authorize (auto-approves the user named by
 /// `login_hint`, or the first user; redirects with a fragment or a code), token (code + PKCE,
 /// refresh), revoke, the identity URL and userinfo (each with its own keys), versions (no token
@@ -119,11 +119,16 @@ public final class EmbeddedOrg: HTTPTransport, Sendable {
     static let dailyAPIRequests = 15000
 
     /// Creates an empty org.
-    /// - Parameter baseURL: Its instance and login host; by default a host of its own
-    ///   (`https://org-<random>.embedded.salesforce.test`), so orgs side by side never share one.
-    /// - Parameter clock: Measures injected delays (a `TestClock` in tests).
-    /// - Parameter recordClock: Stamps `CreatedDate`, `LastModifiedDate` and `SystemModstamp`
-    ///   (a manual ``RecordClock`` in tests).
+    /// - Parameters:
+    ///   - users: The users who can log in.
+    ///   - clientID: The connected app's consumer key the org accepts.
+    ///   - redirectURI: The redirect URI the org redirects to.
+    ///   - baseURL: Its instance and login host; by default a host of its own
+    ///     (`https://org-<random>.embedded.salesforce.test`), so orgs side by side never share one.
+    ///   - queryBatchSize: How many records a query page holds at most.
+    ///   - clock: Measures injected delays (a `TestClock` in tests).
+    ///   - recordClock: Stamps `CreatedDate`, `LastModifiedDate` and `SystemModstamp` (a manual
+    ///     ``RecordClock`` in tests).
     public init(users: [User], clientID: String = "3MVG9-embedded", redirectURI: URL = URL(string: "appkernel://oauth/done")!,
                 baseURL: URL? = nil, queryBatchSize: Int = 2000, clock: some Clock<Duration> = ContinuousClock(),
                 recordClock: RecordClock = .system) {
@@ -292,7 +297,7 @@ public final class EmbeddedOrg: HTTPTransport, Sendable {
         OAuthConfig(clientID: clientID, redirectURI: redirectURI, loginHost: baseURL, scopes: ["api", "refresh_token"])
     }
 
-    /// Logs in (web-server flow with PKCE, through ``LoginSession``) and returns a client that
+    /// Logs in (web-server flow with PKCE, through `LoginSession`) and returns a client that
     /// refreshes its token through the org's token endpoint.
     public func loggedInClient(username: String? = nil) async throws -> RestClient {
         let (credentials, _) = try await LoginSession(config: oauthConfig, transport: self).logIn(flow: .webServer, loginHint: username)

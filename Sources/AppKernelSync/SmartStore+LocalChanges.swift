@@ -15,7 +15,7 @@ extension SmartStore {
     /// Creates a record locally: a local id (`local_…`) unless `fields` has one,
     /// `attributes.type`, and `__local__` / `__locally_created__` set.
     /// - Returns: The entry as stored.
-    /// - Throws: ``StoreError`` (an unknown soup, …).
+    /// - Throws: `StoreError` (an unknown soup, …).
     @discardableResult
     public func createLocally(_ fields: [String: JSONValue], inSoup soup: String, objectType: String,
                               idFieldName: String = "Id") throws(StoreError) -> [String: JSONValue] {
@@ -32,7 +32,7 @@ extension SmartStore {
     /// Changes a stored record's fields locally and marks it `__local__` /
     /// `__locally_updated__` (a record created locally stays marked created).
     /// - Returns: The entry as stored.
-    /// - Throws: ``StoreError`` `unknownEntry` when the soup has no such entry.
+    /// - Throws: `StoreError` `unknownEntry` when the soup has no such entry.
     @discardableResult
     public func updateLocally(inSoup soup: String, soupEntryId: Int, fields: [String: JSONValue]) throws(StoreError) -> [String: JSONValue] {
         var record = try entry(soupEntryId, inSoup: soup)
@@ -42,7 +42,7 @@ extension SmartStore {
         return try upsert([record], intoSoup: soup).first ?? record
     }
 
-    /// ``updateLocally(inSoup:soupEntryId:fields:)`` for the record whose id field is `recordId`.
+    /// `updateLocally(inSoup:soupEntryId:fields:)` for the record whose id field is `recordId`.
     @discardableResult
     public func updateLocally(inSoup soup: String, recordId: String, idFieldName: String = "Id",
                               fields: [String: JSONValue]) throws(StoreError) -> [String: JSONValue] {
@@ -52,7 +52,7 @@ extension SmartStore {
     /// Marks a stored record deleted locally (`__local__` / `__locally_deleted__`): it stays in
     /// the soup until a sync up deletes it on the server (a record created locally is then just
     /// removed).
-    /// - Throws: ``StoreError`` `unknownEntry` when the soup has no such entry.
+    /// - Throws: `StoreError` `unknownEntry` when the soup has no such entry.
     @discardableResult
     public func deleteLocally(inSoup soup: String, soupEntryId: Int) throws(StoreError) -> [String: JSONValue] {
         var record = try entry(soupEntryId, inSoup: soup)
@@ -61,7 +61,7 @@ extension SmartStore {
         return try upsert([record], intoSoup: soup).first ?? record
     }
 
-    /// ``deleteLocally(inSoup:soupEntryId:)`` for the record whose id field is `recordId`.
+    /// `deleteLocally(inSoup:soupEntryId:)` for the record whose id field is `recordId`.
     @discardableResult
     public func deleteLocally(inSoup soup: String, recordId: String, idFieldName: String = "Id") throws(StoreError) -> [String: JSONValue] {
         try deleteLocally(inSoup: soup, soupEntryId: try entryID(of: recordId, idFieldName: idFieldName, inSoup: soup))

@@ -8,7 +8,7 @@ import Synchronization
 /// end), once the step is saved — the SDK's `SFSyncSyncManagerUpdateBlock`.
 public typealias SyncUpdateBlock = @Sendable (SyncState) -> Void
 
-/// Syncs soups of a ``SmartStore`` with a Salesforce org — the Mobile SDK's
+/// Syncs soups of a `SmartStore` with a Salesforce org — the Mobile SDK's
 /// `SFMobileSyncSyncManager`: sync down (SOQL, SOSL, MRU, refresh, parent-children, layout,
 /// metadata targets) with `OVERWRITE` or `LEAVE_IF_CHANGED`, incremental resync from the sync's
 /// `maxTimeStamp`, ghost cleaning, and sync up of local changes (one request a record, composite
@@ -43,7 +43,10 @@ public final class SyncManager: Sendable {
 
     /// Creates a manager for a store: registers `syncs_soup` if needed (indexes on `type`,
     /// `name`, `status`), and marks syncs left `RUNNING` by an ended process `STOPPED`.
-    /// - Parameter now: The wall clock for sync start and end times.
+    /// - Parameters:
+    ///   - store: The store whose soups are synced (it gets `syncs_soup`).
+    ///   - restClient: The client that reaches the org.
+    ///   - now: The wall clock for sync start and end times.
     /// - Throws: ``SyncError`` `storeFailed`, `invalidSyncState`.
     public init(store: SmartStore, restClient: RestClient, now: @escaping @Sendable () -> Date = { Date() }) throws(SyncError) {
         self.store = store

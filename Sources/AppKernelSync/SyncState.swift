@@ -116,7 +116,7 @@ public struct SyncState: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Reads a state from its JSON form; its target and options are read with `usersyncs.json`'s
-    /// rules (``StoreConfig/parseSyncs(_:soupNames:file:)``).
+    /// rules (`StoreConfig.parseSyncs(_:soupNames:file:)`).
     /// - Throws: ``SyncError`` `invalidSyncState` naming the sync and what is wrong.
     public init(json: JSONValue) throws(SyncError) {
         guard let members = json.objectValue else {
