@@ -29,6 +29,8 @@ public struct SyncError: Error, Sendable, CustomStringConvertible {
         case missingObjectType
         /// The server refused a call, or did not answer.
         case serverFailed
+        /// The task running the sync was cancelled: the sync is saved `STOPPED` where it was.
+        case stopped
         /// The store refused a read or a write.
         case storeFailed
         /// A sync state in `syncs_soup` that cannot be read.

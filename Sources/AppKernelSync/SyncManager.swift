@@ -31,7 +31,9 @@ public typealias SyncUpdateBlock = @Sendable (SyncState) -> Void
 ///
 /// The manager is `Sendable` and holds no state of its own but the set of running syncs: its
 /// `async` methods run off the caller's actor, its state reads are synchronous store reads.
-/// One sync runs once at a time (``SyncError/Code/syncAlreadyRunning``).
+/// One sync runs once at a time (``SyncError/Code/syncAlreadyRunning``). Cancelling the task
+/// that runs a sync stops it (`STOPPED`, ``SyncError/Code/stopped``) after its last whole page
+/// or batch; its next run resumes it.
 public final class SyncManager: Sendable {
     /// The store whose soups are synced.
     public let store: SmartStore
@@ -278,10 +280,16 @@ public final class SyncManager: Sendable {
             done.state = sync
             return done
         } catch {
-            let failure = error.naming(sync: sync.label)
+            var failure = error.naming(sync: sync.label)
+            // A cancelled task stops the sync, as the SDK's stop(): its next run resumes it.
+            let cancelled = Task.isCancelled || { if case .cancelled? = error.restError { true } else { false } }()
+            if cancelled {
+                failure = SyncError(code: .stopped, reason: "the sync's task was cancelled: it stopped where it was; run it again to resume",
+                                    sync: sync.label, restError: error.restError)
+            }
             if started {
-                sync.status = .failed
-                sync.error = failure.description
+                sync.status = cancelled ? .stopped : .failed
+                sync.error = cancelled ? "" : failure.description
                 sync.endTime = millisecondsNow
                 try? save(sync)
                 onUpdate?(sync)

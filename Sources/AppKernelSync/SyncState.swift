@@ -16,7 +16,8 @@ public struct SyncState: Sendable, Hashable, CustomStringConvertible {
     public enum Status: String, Sendable, Hashable, CaseIterable {
         /// Created, never run.
         case new = "NEW"
-        /// Was running when its process ended (found so when the sync manager opens the store).
+        /// Stopped while running: its task was cancelled, or its process ended (found so when the
+        /// sync manager opens the store). Its next run resumes it.
         case stopped = "STOPPED"
         /// Running.
         case running = "RUNNING"

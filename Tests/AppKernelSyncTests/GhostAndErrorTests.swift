@@ -111,6 +111,30 @@ struct GhostAndErrorTests {
         #expect(try world.entries("contacts").count == 5)
     }
 
+    @Test func cancellingASyncStopsItAndTheNextRunResumesIt() async throws {
+        let clock = TestClock()
+        let org = EmbeddedOrg.sample(queryBatchSize: 2, clock: clock, recordClock: EmbeddedOrg.RecordClock(start: SyncFixture.start))
+        let world = try await SyncFixture.make(syncsJSON: SyncDownTests.syncsJSON, org: org)
+        defer { world.remove() }
+        let direct = try SyncManager(store: world.store, restClient: try await org.loggedInClient())
+        let run = Task {
+            try await direct.reSync(named: "syncDownContacts") { state in
+                // After the first page, the next request waits on the test clock.
+                if state.status == .running, state.progress == 40 { org.injectFault(.delayNext(.seconds(5))) }
+            }
+        }
+        while clock.pendingCount == 0 { await Task.yield() }
+        run.cancel()
+        let error = await syncError { _ = try await run.value }
+        #expect(error?.code == .stopped && error?.sync == "syncDownContacts")
+        let stopped = try #require(try direct.syncStatus(forName: "syncDownContacts"))
+        #expect(stopped.status == .stopped && stopped.progress == 40 && stopped.error.isEmpty)
+        #expect(try world.entries("contacts").count == 2)
+        let resumed = try await direct.reSync(named: "syncDownContacts")
+        #expect(resumed.status == .done && resumed.totalSize == 4, "from just before the first page's newest record")
+        #expect(try world.entries("contacts").count == 5)
+    }
+
     @Test func aSyncCannotRunTwiceAtOnce() async throws {
         let clock = TestClock()
         let org = EmbeddedOrg.sample(clock: clock, recordClock: EmbeddedOrg.RecordClock(start: SyncFixture.start))
