@@ -63,7 +63,7 @@ let package = Package(
             swiftSettings: strictSettings),
         .executableTarget(
             name: "AppKernelBenchmarks",
-            dependencies: ["AppKernel", "AppKernelTesting", "AppKernelModules", "AppKernelSDK", "AppKernelStore", "CSQLite"],
+            dependencies: ["AppKernel", "AppKernelTesting", "AppKernelModules", "AppKernelSDK", "AppKernelStore", "CSQLite", "AppKernelREST", "AppKernelSync"],
             path: "Benchmarks/AppKernelBenchmarks",
             swiftSettings: strictSettings),
         .testTarget(name: "AppKernelTests", dependencies: ["AppKernel", "AppKernelTesting"], swiftSettings: strictSettings),
@@ -105,6 +105,8 @@ let package = Package(
         .testTarget(name: "AppKernelStoreTests", dependencies: ["AppKernelStore", "AppKernelAuth", "ChildProcess", "StoreCrashWriter"],
                     swiftSettings: strictSettings),
         .testTarget(name: "AppKernelAuthTests", dependencies: ["AppKernelAuth", "CredentialStoreWriter", "LoopbackServer"], exclude: ["Fixtures"],
+                    swiftSettings: strictSettings),
+        .testTarget(name: "AppKernelSyncTests", dependencies: ["AppKernelSync", "AppKernelStore", "AppKernelREST", "AppKernelAuth", "AppKernelTesting"],
                     swiftSettings: strictSettings),
     ],
     swiftLanguageModes: [.v6]

@@ -26,7 +26,9 @@
 //      cancelled, a burst of re-entrant events, a failing service chain, service starts and
 //      TestClock timers, with the growth per 10× (round by round, then the median);
 //   7. SmartStore: an upsert of 100k entries (--quick: 10k) against raw SQLite inserts, indexed
-//      exact and range queries, and a Smart SQL join of two 10k-entry soups (StoreBenchmarks.swift).
+//      exact and range queries, and a Smart SQL join of two 10k-entry soups (StoreBenchmarks.swift);
+//   8. MobileSync: a sync down of 20,000 records (--quick: 4,000) in pages of 2,000 (400) from
+//      the embedded org through URLSession into a SmartStore file, and the resident-memory growth.
 //
 // The targets at the end are reported, never enforced: the run exits 0 whatever the timings.
 import AppKernel
@@ -216,6 +218,16 @@ enum AppKernelBenchmarks {
 
         // 7. SmartStore: upsert against raw SQLite, indexed queries, a Smart SQL join.
         targets += try await StoreBenchmarks.run(quick: quick)
+
+        // 8. MobileSync: a sync down streamed into a SmartStore file.
+        let sync = try await SyncBenchmark.measure(records: quick ? 4_000 : 20_000, pageSize: quick ? 400 : 2_000)
+        print(String(format: "MobileSync sync down: %@ accounts in pages of %@ through URLSession into a SmartStore file: %@ (%.0f records/s); "
+                     + "resident memory %@ %.1f MB above where it stood before, %.1f MB after\n",
+                     Format.count(sync.records), Format.count(sync.pageSize), Format.time(sync.seconds), Double(sync.records) / sync.seconds,
+                     sync.peakMeasured ? "peaked" : "(peak not measurable here) ended", sync.peakMeasured ? sync.peakGrowthMB : sync.residentGrowthMB,
+                     sync.residentGrowthMB))
+        targets.append((String(format: "sync down of %@ records in pages of %@: peak memory grows < 50 MB (%.1f MB)", Format.count(sync.records),
+                               Format.count(sync.pageSize), sync.peakGrowthMB), sync.peakMeasured && sync.peakGrowthMB < 50))
 
         print("Targets (reported, never enforced):")
         for (name, met) in targets { print("  \(met ? "met " : "MISS") \(name)") }

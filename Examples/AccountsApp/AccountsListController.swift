@@ -39,10 +39,8 @@ final class AccountsListController: RootController {
             return
         }
         do {
-            let sync = SyncManager(client: client, stores: manager.stores, owner: manager.currentStoreOwner)
-            let result = try await sync.syncDown(named: "syncDownAccounts")
-            syncedAccounts = result.written
-            Console.say("synced down \(result.fetched) account(s) into the store of \(username)")
+            syncedAccounts = try await syncDownAccounts(client)
+            Console.say("synced down \(syncedAccounts) account(s) into the store of \(username)")
             let list = RecordList(client: client, query: "SELECT Id, Name FROM Contact ORDER BY Name")
             list.onChange = { change in
                 switch change {
@@ -56,6 +54,25 @@ final class AccountsListController: RootController {
             Console.say(render())
         } catch {
             Console.say("could not load the list: \(error)")
+        }
+    }
+
+    /// Runs `usersyncs.json`'s `syncDownAccounts` SOQL into the registry's soup, page by page.
+    /// (MobileSync's `SyncManager` now syncs a SmartStore; the app moves to it with its store.)
+    private func syncDownAccounts(_ client: RestClient) async throws -> Int {
+        let owner = manager.currentStoreOwner
+        guard let spec = manager.stores.syncs(for: owner).first(where: { $0.name == "syncDownAccounts" }), let soql = spec.query else { return 0 }
+        var request = client.request(forQuery: soql, apiVersion: nil)
+        var count = 0
+        while true {
+            let page = try await client.send(request: request).asJSON()
+            for case .object(var fields) in page["records"]?.arrayValue ?? [] {
+                fields["attributes"] = nil
+                try manager.stores.upsert(fields, intoSoup: spec.soupName, for: owner)
+                count += 1
+            }
+            guard let next = page["nextRecordsUrl"]?.stringValue else { return count }
+            request = client.request(method: .get, path: next)
         }
     }
 

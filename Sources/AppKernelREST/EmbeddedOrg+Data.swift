@@ -27,7 +27,7 @@ struct Refusal: Error {
 protocol RecordSelection {
     var fields: [String] { get }
     var conditions: [SOQLQuery.Condition] { get }
-    var orderBy: SOQLQuery.Ordering? { get }
+    var orderings: [SOQLQuery.Ordering] { get }
     var limit: Int? { get }
     var places: SOQLQuery.Places { get }
 }
@@ -43,14 +43,16 @@ extension EmbeddedOrg {
         /// Each lookup followed: its relationship name (the key the parent nests under) and its id field.
         var hops: [(relationship: String, foreignKey: String)]
         var field: String
+        /// The field's Salesforce type (`datetime`, `string`, …).
+        var type = "string"
     }
 
     /// What a query (or one level of it) selects: resolved against the schema, ready to run.
     struct Plan {
         var type: ObjectInfo
         var paths: [FieldPath]
-        var conditions: [(path: FieldPath, equals: Bool, value: JSONValue)]
-        var order: (path: FieldPath, ascending: Bool)?
+        var conditions: [(path: FieldPath, condition: SOQLQuery.Condition)]
+        var order: [(path: FieldPath, ascending: Bool)]
         var limit: Int?
         /// Child-relationship subqueries: the key, the child's lookup field, and what they select.
         var children: [(relationship: String, foreignKey: String, plan: Plan)]
@@ -73,7 +75,7 @@ extension EmbeddedOrg {
         guard let field = current.field(last) else {
             throw Refusal(400, "INVALID_FIELD", source.pointing(at: offset, "No such column '\(last)' on entity '\(current.name)'."))
         }
-        return FieldPath(hops: hops, field: field.name)
+        return FieldPath(hops: hops, field: field.name, type: field.type)
     }
 
     /// The plan of one selection on `type` (its subqueries are added by the caller).
@@ -83,13 +85,16 @@ extension EmbeddedOrg {
         for (index, field) in fields.enumerated() {
             paths.append(try resolve(field, on: type, at: selection.places.fields.indices.contains(index) ? selection.places.fields[index] : 0, in: source))
         }
-        var conditions: [(path: FieldPath, equals: Bool, value: JSONValue)] = []
+        var conditions: [(path: FieldPath, condition: SOQLQuery.Condition)] = []
         for (condition, offset) in zip(selection.conditions, selection.places.conditions) {
-            conditions.append((try resolve(condition.field, on: type, at: offset, in: source), condition.equals, condition.value))
+            let path = try resolve(condition.field, on: type, at: offset, in: source)
+            try checkLiteral(condition, for: path, at: offset, in: source)
+            conditions.append((path, condition))
         }
-        var order: (path: FieldPath, ascending: Bool)?
-        if let orderBy = selection.orderBy {
-            order = (try resolve(orderBy.field, on: type, at: selection.places.orderBy ?? 0, in: source), orderBy.ascending)
+        var order: [(path: FieldPath, ascending: Bool)] = []
+        for (index, ordering) in selection.orderings.enumerated() {
+            let offset = selection.places.orderBy.indices.contains(index) ? selection.places.orderBy[index] : 0
+            order.append((try resolve(ordering.field, on: type, at: offset, in: source), ordering.ascending))
         }
         return Plan(type: type, paths: paths, conditions: conditions, order: order, limit: selection.limit, children: [])
     }
@@ -124,13 +129,16 @@ extension EmbeddedOrg {
     /// The rows of `candidates` that meet the plan's conditions, ordered and limited.
     func select(_ plan: Plan, from candidates: [Record], _ state: State) -> [Record] {
         var rows = candidates.filter { record in
-            plan.conditions.allSatisfy { Self.same(value($0.path, of: record, state), $0.value) == $0.equals }
+            plan.conditions.allSatisfy { Self.holds($0.condition, for: value($0.path, of: record, state)) }
         }
-        if let (path, ascending) = plan.order {
-            rows.sort { lhs, rhs in
-                let left = Self.sortKey(value(path, of: lhs, state)), right = Self.sortKey(value(path, of: rhs, state))
-                return ascending ? left < right : left > right
-            }
+        if !plan.order.isEmpty {
+            let keyed = rows.map { row in (row, plan.order.map { Self.sortKey(value($0.path, of: row, state)) }) }
+            rows = keyed.sorted { lhs, rhs in
+                for (index, order) in plan.order.enumerated() where lhs.1[index] != rhs.1[index] {
+                    return order.ascending ? lhs.1[index] < rhs.1[index] : lhs.1[index] > rhs.1[index]
+                }
+                return false
+            }.map(\.0)
         }
         if let limit = plan.limit { rows = Array(rows.prefix(limit)) }
         return rows
@@ -200,12 +208,64 @@ extension EmbeddedOrg {
         return parent
     }
 
-    /// SOQL's `=`: text compares ignoring case, numbers by value.
+    /// SOQL's `=`: text compares ignoring case, numbers by value, date-times by instant.
     private static func same(_ lhs: JSONValue, _ rhs: JSONValue) -> Bool {
         switch (lhs, rhs) {
-        case (.string(let left), .string(let right)): left.caseInsensitiveCompare(right) == .orderedSame
-        case (.int, .double), (.double, .int), (.double, .double): lhs.doubleValue == rhs.doubleValue
-        default: lhs == rhs
+        case (.string(let left), .string(let right)):
+            if let leftTime = SalesforceDateTime.millis(from: left), let rightTime = SalesforceDateTime.millis(from: right) {
+                return leftTime == rightTime
+            }
+            return left.caseInsensitiveCompare(right) == .orderedSame
+        case (.int, .double), (.double, .int), (.double, .double): return lhs.doubleValue == rhs.doubleValue
+        default: return lhs == rhs
+        }
+    }
+
+    /// How a field's value compares with a literal: `nil` when they can't be ordered (a null, or
+    /// values of different kinds). Date-times by instant, numbers by value, text ignoring case.
+    private static func order(_ lhs: JSONValue, _ rhs: JSONValue) -> ComparisonResult? {
+        switch (lhs, rhs) {
+        case (.string(let left), .string(let right)):
+            if let leftTime = SalesforceDateTime.millis(from: left), let rightTime = SalesforceDateTime.millis(from: right) {
+                return leftTime < rightTime ? .orderedAscending : leftTime > rightTime ? .orderedDescending : .orderedSame
+            }
+            return left.caseInsensitiveCompare(right)
+        case (.int, .int), (.int, .double), (.double, .int), (.double, .double):
+            guard let left = lhs.doubleValue, let right = rhs.doubleValue else { return nil }
+            return left < right ? .orderedAscending : left > right ? .orderedDescending : .orderedSame
+        case (.bool(let left), .bool(let right)):
+            return left == right ? .orderedSame : (left ? .orderedDescending : .orderedAscending)
+        default:
+            return nil
+        }
+    }
+
+    /// Whether a field's value meets a condition (a null meets only `= null`, `!= x` and `NOT IN`).
+    static func holds(_ condition: SOQLQuery.Condition, for value: JSONValue) -> Bool {
+        switch condition.comparison {
+        case .equal: return same(value, condition.value)
+        case .notEqual: return !same(value, condition.value)
+        case .in: return condition.value.arrayValue?.contains { same(value, $0) } ?? false
+        case .notIn: return !(condition.value.arrayValue?.contains { same(value, $0) } ?? false)
+        case .less: return order(value, condition.value) == .orderedAscending
+        case .lessOrEqual: return order(value, condition.value).map { $0 != .orderedDescending } ?? false
+        case .greater: return order(value, condition.value) == .orderedDescending
+        case .greaterOrEqual: return order(value, condition.value).map { $0 != .orderedAscending } ?? false
+        }
+    }
+
+    /// 400 `INVALID_FIELD` when a literal's kind does not fit the field, as Salesforce checks:
+    /// a date-time field takes unquoted date-time literals, and only it does.
+    static func checkLiteral(_ condition: SOQLQuery.Condition, for path: FieldPath, at offset: Int, in source: QueryText) throws(Refusal) {
+        let values = condition.value.arrayValue ?? [condition.value]
+        guard !values.allSatisfy({ $0 == .null }) else { return }
+        if path.type == "datetime", !condition.isDateTime {
+            throw Refusal(400, "INVALID_FIELD", source.pointing(at: offset,
+                "value of filter criterion for field '\(path.field)' must be of type dateTime and should not be enclosed in quotes"))
+        }
+        if path.type != "datetime", condition.isDateTime {
+            throw Refusal(400, "INVALID_FIELD", source.pointing(at: offset,
+                "value of filter criterion for field '\(path.field)' must be of type \(path.type) and should be enclosed in quotes"))
         }
     }
 
@@ -222,7 +282,27 @@ extension EmbeddedOrg {
 
     // MARK: Query
 
-    func runQuery(_ text: String, version: APIVersion, user: User, includeDeleted: Bool, _ state: inout State) -> HTTPResponse {
+    /// A query's remaining pages: the ids of its rows and how to project them, so pages are
+    /// projected one at a time (a 20,000-row result is not held as JSON between pages).
+    struct Cursor {
+        var ids: [String]
+        var plan: Plan
+        var includeDeleted: Bool
+        var batchSize: Int
+    }
+
+    /// The page size a request asks for with `Sforce-Query-Options: batchSize=N` (Salesforce
+    /// takes 200…2000), never more than the org's ``queryBatchSize``.
+    func batchSize(_ request: HTTPRequest) -> Int {
+        let header = request.headers.first { $0.key.caseInsensitiveCompare("Sforce-Query-Options") == .orderedSame }?.value ?? ""
+        let asked = header.split(separator: ",").compactMap { option -> Int? in
+            let parts = option.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+            return parts.count == 2 && parts[0].caseInsensitiveCompare("batchSize") == .orderedSame ? Int(parts[1]) : nil
+        }.first
+        return min(queryBatchSize, asked.map { min(max($0, 200), 2000) } ?? 2000)
+    }
+
+    func runQuery(_ text: String, version: APIVersion, user: User, includeDeleted: Bool, batchSize: Int, _ state: inout State) -> HTTPResponse {
         let query: SOQLQuery
         do { query = try SOQLQuery(text) } catch {
             return Self.errors(400, "MALFORMED_QUERY", QueryText(text).pointing(line: error.line, column: error.column, error.message))
@@ -230,10 +310,9 @@ extension EmbeddedOrg {
         do throws(Refusal) {
             let plan = try Self.plan(query)
             let rows = select(plan, from: records(of: plan.type.name, orgID: user.orgID, includeDeleted: includeDeleted, state), state)
-            let projected = rows.map {
-                project($0, paths: plan.paths, children: plan.children, version: version, includeDeleted: includeDeleted, state)
-            }
-            return page(projected, offset: 0, cursor: nil, version: version, &state)
+            let cursor = Cursor(ids: rows.compactMap { $0.fields["Id"]?.stringValue }, plan: plan, includeDeleted: includeDeleted,
+                                batchSize: max(batchSize, 1))
+            return page(cursor, offset: 0, locator: nil, version: version, &state)
         } catch {
             return error.response
         }
@@ -242,23 +321,36 @@ extension EmbeddedOrg {
     func nextPage(_ locator: String, version: APIVersion, _ state: inout State) -> HTTPResponse {
         // "<cursor>-<offset>"; the cursor may itself contain '-'.
         guard let dash = locator.lastIndex(of: "-"), let offset = Int(locator[locator.index(after: dash)...]),
-              let records = state.cursors[String(locator[..<dash])] else {
+              let cursor = state.cursors[String(locator[..<dash])] else {
             return Self.errors(400, "INVALID_QUERY_LOCATOR", "invalid query locator")
         }
-        return page(records, offset: offset, cursor: String(locator[..<dash]), version: version, &state)
+        return page(cursor, offset: offset, locator: String(locator[..<dash]), version: version, &state)
     }
 
-    private func page(_ records: [JSONValue], offset: Int, cursor: String?, version: APIVersion, _ state: inout State) -> HTTPResponse {
-        let end = min(offset + queryBatchSize, records.count)
-        var body: [String: JSONValue] = ["totalSize": .int(records.count), "done": .bool(end == records.count),
-                                         "records": .array(Array(records[min(offset, end)..<end]))]
-        if end < records.count {
-            let id = cursor ?? "01g" + SecureRandom.token(byteCount: 6)
-            state.cursors[id] = records
-            body["nextRecordsUrl"] = .string("/services/data/\(version)/query/\(id)-\(end)")
-        } else if let cursor {
-            state.cursors[cursor] = nil
+    /// A page of a query result: `{"done", "nextRecordsUrl", "records", "totalSize"}` (keys
+    /// sorted, as every answer's). The body is written row by row, so a page of 2,000 records is
+    /// never held as one JSON tree besides its bytes.
+    private func page(_ cursor: Cursor, offset: Int, locator: String?, version: APIVersion, _ state: inout State) -> HTTPResponse {
+        let total = cursor.ids.count
+        let end = min(offset + cursor.batchSize, total)
+        var body = Data("{\"done\":\(end == total),".utf8)
+        if end < total {
+            let id = locator ?? "01g" + SecureRandom.token(byteCount: 6)
+            state.cursors[id] = cursor
+            body.append(Data("\"nextRecordsUrl\":".utf8) + JSONValue.string("/services/data/\(version)/query/\(id)-\(end)").jsonData() + Data(",".utf8))
+        } else if let locator {
+            state.cursors[locator] = nil
         }
-        return Self.json(200, .object(body))
+        body.append(Data("\"records\":[".utf8))
+        var first = true
+        for id in cursor.ids[min(offset, end)..<end] {
+            guard let record = state.records[id] else { continue }
+            if !first { body.append(UInt8(ascii: ",")) }
+            first = false
+            body.append(project(record, paths: cursor.plan.paths, children: cursor.plan.children, version: version,
+                                includeDeleted: cursor.includeDeleted, state).jsonData())
+        }
+        body.append(Data("],\"totalSize\":\(total)}".utf8))
+        return HTTPResponse(status: 200, headers: ["Content-Type": "application/json;charset=UTF-8"], body: body)
     }
 }

@@ -27,10 +27,7 @@ extension EmbeddedOrg {
             return try create(type, Self.body(request.body, for: type, creating: true), version: version, user: user, reportCreated: false, &state)
         case 1:
             try Self.allow(method, "GET,HEAD,POST")
-            let recent = records(of: type.name, orgID: user.orgID, includeDeleted: false, state).suffix(3).reversed().map { record in
-                project(record, paths: [FieldPath(hops: [], field: "Id")] + (type.field("Name").map { [FieldPath(hops: [], field: $0.name)] } ?? []),
-                        children: [], version: version, includeDeleted: false, state)
-            }
+            let recent = recentRecords(of: type.name, user: user, limit: Self.recentItemsLimit, state).map { recentItem($0, version: version) }
             return Self.json(200, ["objectDescribe": .object(Self.globalDescribe(type, version: version.description)), "recentItems": .array(recent)])
         case 2 where parts[1] == "describe":
             try Self.allow(method, "GET,HEAD")
@@ -48,6 +45,7 @@ extension EmbeddedOrg {
             case "DELETE":
                 return try delete(id, &state)
             default:
+                reference(id, &state)
                 return Self.json(200, try recordJSON(id, type: type, fields: query["fields"], version: version, state))
             }
         case 3:
@@ -68,7 +66,7 @@ extension EmbeddedOrg {
     // MARK: Records
 
     /// The id of a live record of `type` in the user's org: 15 or 18 characters, the type's prefix.
-    private func recordID(_ text: String, of type: ObjectInfo, user: User, _ state: State) throws(Refusal) -> String {
+    func recordID(_ text: String, of type: ObjectInfo, user: User, _ state: State) throws(Refusal) -> String {
         guard text.count == 15 || text.count == 18, text.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber) }),
               text.hasPrefix(type.keyPrefix) else {
             throw Refusal(400, "MALFORMED_ID", "\(type.label) ID: id value of incorrect type: \(text)", fields: ["Id"])
@@ -105,8 +103,15 @@ extension EmbeddedOrg {
         guard case .object(let members)? = try? JSONValue(jsonData: data) else {
             throw Refusal(400, "JSON_PARSER_ERROR", "The request body is not a JSON object")
         }
+        return try fields(members, for: type, creating: creating)
+    }
+
+    /// A JSON object's fields, under their declared names (`attributes` left out).
+    /// - Throws: 400 `INVALID_FIELD` or `INVALID_FIELD_FOR_INSERT_UPDATE`, naming the field.
+    static func fields(_ members: [String: JSONValue], for type: ObjectInfo, creating: Bool,
+                       ignoring ignored: Set<String> = []) throws(Refusal) -> [String: JSONValue] {
         var fields: [String: JSONValue] = [:]
-        for (key, value) in members.sorted(by: { $0.key < $1.key }) where key != "attributes" {
+        for (key, value) in members.sorted(by: { $0.key < $1.key }) where key != "attributes" && !ignored.contains(key) {
             guard let field = type.field(key) else {
                 throw Refusal(400, "INVALID_FIELD", "No such column '\(key)' on sobject of type \(type.name)", fields: [key])
             }
@@ -134,21 +139,33 @@ extension EmbeddedOrg {
     /// Creates a record: 201 `{"id", "success", "errors"}` (plus `"created": true` for an upsert, v46.0+).
     private func create(_ type: ObjectInfo, _ fields: [String: JSONValue], version: APIVersion, user: User, reportCreated: Bool,
                         _ state: inout State) throws(Refusal) -> HTTPResponse {
-        try Self.requireFields(fields, of: type, creating: true)
-        let id = Self.insert(type.name, fields, orgID: user.orgID, into: &state)
+        let id = try createRecord(type, fields, user: user, &state)
         var body: [String: JSONValue] = ["id": .string(id), "success": true, "errors": []]
         if reportCreated, version.major >= 46 { body["created"] = true }
         return Self.json(201, .object(body))
     }
 
-    private func update(_ id: String, with fields: [String: JSONValue], _ state: inout State) throws(Refusal) {
+    /// Creates a record from validated fields and returns its id.
+    /// - Throws: 400 `REQUIRED_FIELD_MISSING`.
+    func createRecord(_ type: ObjectInfo, _ fields: [String: JSONValue], user: User, _ state: inout State) throws(Refusal) -> String {
+        try Self.requireFields(fields, of: type, creating: true)
+        return insert(type.name, fields, orgID: user.orgID, into: &state)
+    }
+
+    /// Changes a record's fields and stamps `LastModifiedDate` and `SystemModstamp`.
+    func update(_ id: String, with fields: [String: JSONValue], _ state: inout State) throws(Refusal) {
         guard let record = state.records[id], let type = Self.object(record.type) else { throw Refusal.notFound }
         try Self.requireFields(fields, of: type, creating: false)
-        state.records[id]?.fields = Self.derivingFields(of: record.type, record.fields.merging(fields) { _, new in new })
+        var merged = record.fields.merging(fields) { _, new in new }
+        let now = stamp(&state)
+        merged["LastModifiedDate"] = .string(now)
+        merged["SystemModstamp"] = .string(now)
+        state.records[id]?.fields = Self.derivingFields(of: record.type, merged)
+        reference(id, &state)
     }
 
     /// Deletes a record: 204, or 400 `DELETE_FAILED` while live records point at it.
-    private func delete(_ id: String, _ state: inout State) throws(Refusal) -> HTTPResponse {
+    func delete(_ id: String, _ state: inout State) throws(Refusal) -> HTTPResponse {
         guard let record = state.records[id] else { throw Refusal.notFound }
         let children = Self.children(of: id, state)
         if let first = children.first {
@@ -159,6 +176,9 @@ extension EmbeddedOrg {
                           fields: [])
         }
         state.records[id]?.isDeleted = true
+        let now = stamp(&state)
+        state.records[id]?.fields["LastModifiedDate"] = .string(now)
+        state.records[id]?.fields["SystemModstamp"] = .string(now)
         return HTTPResponse(status: 204)
     }
 

@@ -19,6 +19,8 @@ extension EmbeddedOrg {
     public func respond(to request: HTTPRequest) throws -> HTTPResponse {
         try state.withLock { state in
             state.log.append("\(request.method) \(request.url.path)")
+            state.transactionTime = nil
+            if state.faultSettings.failAllRequests { throw ConnectionDropped() }
             if let fault = state.faults.first, case .dropNext(let count) = fault {
                 state.faults[0] = .dropNext(count - 1)
                 if count <= 1 { state.faults.removeFirst() }
@@ -88,7 +90,7 @@ extension EmbeddedOrg {
         return "\(season) '\(String(format: "%02d", (season == "Winter" ? 25 : 24) - back / 3))"
     }
 
-    private func dataRoute(_ request: HTTPRequest, query: [String: String], user: User, _ state: inout State) -> HTTPResponse {
+    func dataRoute(_ request: HTTPRequest, query: [String: String], user: User, _ state: inout State) -> HTTPResponse {
         let path = request.url.path
         if path == "/id/\(user.orgID)/\(user.userID)" { return identity(user) }
         if path == "/services/oauth2/userinfo" { return userInfo(user) }
@@ -109,7 +111,8 @@ extension EmbeddedOrg {
                 return Self.json(200, .object(resources(version: version, user: user)))
             case ("query", 1), ("queryAll", 1):
                 try Self.allow(request.method, "GET,HEAD")
-                return runQuery(query["q"] ?? "", version: version, user: user, includeDeleted: rest[0] == "queryAll", &state)
+                return runQuery(query["q"] ?? "", version: version, user: user, includeDeleted: rest[0] == "queryAll",
+                                batchSize: batchSize(request), &state)
             case ("query", 2), ("queryAll", 2):
                 try Self.allow(request.method, "GET,HEAD")
                 return nextPage(rest[1], version: version, &state)
@@ -127,6 +130,17 @@ extension EmbeddedOrg {
                 return parameterizedSearch(request, version: version, user: user, state)
             case ("sobjects", _):
                 return sobjects(request, Array(rest.dropFirst()), version: version, user: user, &state)
+            case ("recent", 1):
+                try Self.allow(request.method, "GET,HEAD")
+                return recent(query, version: version, user: user, state)
+            case ("ui-api", 3) where rest[1] == "layout":
+                try Self.allow(request.method, "GET,HEAD")
+                return try layout(rest[2], query, state)
+            case ("composite", 1) where version.major >= 34:
+                try Self.allow(request.method, "POST")
+                return try composite(request, version: version, user: user, &state)
+            case ("composite", _) where rest[1] == "sobjects" && version.major >= 42:
+                return try collection(request, Array(rest.dropFirst(2)), query: query, version: version, user: user, &state)
             default:
                 throw Refusal.notFound
             }
@@ -138,7 +152,7 @@ extension EmbeddedOrg {
     /// `GET /services/data/vXX.X`: each resource's URL, and the identity URL.
     private func resources(version: APIVersion, user: User) -> [String: JSONValue] {
         var map: [String: JSONValue] = ["identity": .string(identityURL(user))]
-        var names = ["sobjects", "query", "queryAll", "search", "limits"]
+        var names = ["sobjects", "query", "queryAll", "search", "limits", "recent", "composite", "ui-api"]
         if version.major >= 36 { names.append("parameterizedSearch") }
         for name in names { map[name] = .string("/services/data/\(version)/\(name)") }
         return map

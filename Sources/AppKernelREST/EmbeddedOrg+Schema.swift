@@ -7,7 +7,7 @@ extension EmbeddedOrg {
     struct FieldInfo: Sendable {
         var name: String
         var label: String
-        /// Salesforce's field type: `id`, `string`, `email`, `reference`, `picklist`, `boolean`.
+        /// Salesforce's field type: `id`, `string`, `email`, `reference`, `picklist`, `boolean`, `datetime`.
         var type: String
         var length = 0
         var nillable = true
@@ -73,6 +73,13 @@ extension EmbeddedOrg {
 
     private static let isDeleted = FieldInfo(name: "IsDeleted", label: "Deleted", type: "boolean", nillable: false, createable: false, updateable: false)
 
+    /// The audit fields every record has, stamped by the org on each write (never writable).
+    private static let auditFields: [FieldInfo] = [
+        FieldInfo(name: "CreatedDate", label: "Created Date", type: "datetime", nillable: false, createable: false, updateable: false),
+        FieldInfo(name: "LastModifiedDate", label: "Last Modified Date", type: "datetime", nillable: false, createable: false, updateable: false),
+        FieldInfo(name: "SystemModstamp", label: "System Modstamp", type: "datetime", nillable: false, createable: false, updateable: false),
+    ]
+
     private static func externalID(_ label: String) -> FieldInfo {
         FieldInfo(name: "External_Id__c", label: label, type: "string", length: 255, externalId: true)
     }
@@ -90,14 +97,14 @@ extension EmbeddedOrg {
             FieldInfo(name: "Industry", label: "Industry", type: "picklist", length: 255,
                       picklistValues: ["Energy", "Manufacturing", "Research", "Software"]),
             externalID("Account External ID"),
-        ]),
+        ] + auditFields),
         ObjectInfo(name: "Case", label: "Case", labelPlural: "Cases", keyPrefix: "500", fields: [
             id("Case ID"), isDeleted,
             lookup("ContactId", "Contact ID", to: "Contact", child: "Cases"),
             lookup("AccountId", "Account ID", to: "Account", child: "Cases"),
             FieldInfo(name: "Subject", label: "Subject", type: "string", length: 255),
             FieldInfo(name: "Status", label: "Status", type: "picklist", length: 255, picklistValues: ["New", "Working", "Closed"]),
-        ]),
+        ] + auditFields),
         ObjectInfo(name: "Contact", label: "Contact", labelPlural: "Contacts", keyPrefix: "003", fields: [
             id("Contact ID"), isDeleted,
             lookup("AccountId", "Account ID", to: "Account", child: "Contacts"),
@@ -108,7 +115,7 @@ extension EmbeddedOrg {
             FieldInfo(name: "Title", label: "Title", type: "string", length: 128),
             FieldInfo(name: "Email", label: "Email", type: "email", length: 80),
             externalID("Contact External ID"),
-        ]),
+        ] + auditFields),
     ]
 
     /// The object type named `name`, ignoring case.
@@ -178,7 +185,7 @@ extension EmbeddedOrg {
 
     /// A field as describe gives it: every key a real field object has.
     private static func describe(_ field: FieldInfo) -> [String: JSONValue] {
-        let soapTypes = ["id": "tns:ID", "reference": "tns:ID", "boolean": "xsd:boolean"]
+        let soapTypes = ["id": "tns:ID", "reference": "tns:ID", "boolean": "xsd:boolean", "datetime": "xsd:dateTime"]
         var entry: [String: JSONValue] = [
             "name": .string(field.name), "label": .string(field.label), "type": .string(field.type),
             "soapType": .string(soapTypes[field.type] ?? "xsd:string"), "length": .int(field.length),
@@ -186,7 +193,7 @@ extension EmbeddedOrg {
             "nillable": .bool(field.nillable), "createable": .bool(field.createable), "updateable": .bool(field.updateable),
             "externalId": .bool(field.externalId), "idLookup": .bool(field.name == "Id" || field.externalId || field.nameField && field.name == "Name"),
             "nameField": .bool(field.nameField), "custom": .bool(field.name.hasSuffix("__c")),
-            "defaultedOnCreate": .bool(field.type == "id" || field.type == "boolean"),
+            "defaultedOnCreate": .bool(field.type == "id" || field.type == "boolean" || field.type == "datetime"),
             "referenceTo": .array(field.referenceTo.map { [.string($0)] } ?? []),
             "relationshipName": field.relationshipName.map(JSONValue.string) ?? .null,
             "picklistValues": .array(field.picklistValues.map { value in

@@ -116,7 +116,7 @@ extension EmbeddedOrg {
     }
 
     private static func idOnly(_ type: ObjectInfo) -> Plan {
-        Plan(type: type, paths: [FieldPath(hops: [], field: "Id")], conditions: [], order: nil, limit: nil, children: [])
+        Plan(type: type, paths: [FieldPath(hops: [], field: "Id")], conditions: [], order: [], limit: nil, children: [])
     }
 
     static func queryItems(_ request: HTTPRequest) -> [(String, String)] {

@@ -6,7 +6,7 @@ import Synchronization
 /// An in-process Salesforce org — the embedded default, the way a database library ships
 /// SQLite: the login module and the REST client run against it offline, through their real code.
 ///
-/// It answers as an ``HTTPTransport`` (pass it wherever a transport goes) and implements, in
+/// It answers as an `HTTPTransport` (pass it wherever a transport goes) and implements, in
 /// the shapes Salesforce's REST API documents: authorize (auto-approves the user named by
 /// `login_hint`, or the first user; redirects with a fragment or a code), token (code + PKCE,
 /// refresh), revoke, the identity URL and userinfo (each with its own keys), versions (no token
@@ -77,8 +77,11 @@ public final class EmbeddedOrg: HTTPTransport, Sendable {
     public let redirectURI: URL
     /// The users.
     public let users: [User]
-    /// How many records a query page holds (Salesforce: 2000).
+    /// How many records a query page holds at most (Salesforce: 2000; a request may ask for
+    /// fewer with `Sforce-Query-Options: batchSize=N`).
     public let queryBatchSize: Int
+    /// Where record timestamps come from.
+    public let recordClock: RecordClock
     let sleep: @Sendable (Duration) async throws -> Void
 
     struct Record {
@@ -86,6 +89,9 @@ public final class EmbeddedOrg: HTTPTransport, Sendable {
         var orgID: String
         var fields: [String: JSONValue]
         var isDeleted = false
+        /// When the record was last created, changed or retrieved through the API (a counter):
+        /// what `recentItems` and `/recent` order by.
+        var referenced = 0
     }
 
     struct State {
@@ -95,9 +101,14 @@ public final class EmbeddedOrg: HTTPTransport, Sendable {
         var codes: [String: (user: User, challenge: String?, redirectURI: String)] = [:]
         var accessTokens: [String: User] = [:]
         var refreshTokens: [String: User] = [:]
-        var cursors: [String: [JSONValue]] = [:]
+        var cursors: [String: Cursor] = [:]
         var faults: [Fault] = []
+        var faultSettings = Faults()
         var log: [String] = []
+        /// The timestamp of the write under way: one per request (a transaction), as in Salesforce.
+        var transactionTime: String?
+        /// The last value given to ``Record/referenced``.
+        var referenceCounter = 0
         /// Data requests answered, for `Sforce-Limit-Info` and `/limits`.
         var apiUsage = 0
     }
@@ -108,12 +119,21 @@ public final class EmbeddedOrg: HTTPTransport, Sendable {
     static let dailyAPIRequests = 15000
 
     /// Creates an empty org.
-    /// - Parameter baseURL: Its instance and login host; by default a host of its own
-    ///   (`https://org-<random>.embedded.salesforce.test`), so orgs side by side never share one.
-    /// - Parameter clock: Measures injected delays (a `TestClock` in tests).
+    /// - Parameters:
+    ///   - users: The users who can log in.
+    ///   - clientID: The connected app's consumer key the org accepts.
+    ///   - redirectURI: The redirect URI the org redirects to.
+    ///   - baseURL: Its instance and login host; by default a host of its own
+    ///     (`https://org-<random>.embedded.salesforce.test`), so orgs side by side never share one.
+    ///   - queryBatchSize: How many records a query page holds at most.
+    ///   - clock: Measures injected delays (a `TestClock` in tests).
+    ///   - recordClock: Stamps `CreatedDate`, `LastModifiedDate` and `SystemModstamp` (a manual
+    ///     ``RecordClock`` in tests).
     public init(users: [User], clientID: String = "3MVG9-embedded", redirectURI: URL = URL(string: "appkernel://oauth/done")!,
-                baseURL: URL? = nil, queryBatchSize: Int = 2000, clock: some Clock<Duration> = ContinuousClock()) {
+                baseURL: URL? = nil, queryBatchSize: Int = 2000, clock: some Clock<Duration> = ContinuousClock(),
+                recordClock: RecordClock = .system) {
         self.sleep = { delay in try await clock.sleep(until: clock.now.advanced(by: delay), tolerance: nil) }
+        self.recordClock = recordClock
         self.users = users
         self.clientID = clientID
         self.redirectURI = redirectURI
@@ -125,11 +145,12 @@ public final class EmbeddedOrg: HTTPTransport, Sendable {
     /// A small seeded org: Acme's users Ada (current) and, in a second org, Bob; accounts; contacts,
     /// some with child cases (deleting those fails with `DELETE_FAILED`, as in a Developer
     /// Edition org).
-    public static func sample(queryBatchSize: Int = 2000, clock: some Clock<Duration> = ContinuousClock()) -> EmbeddedOrg {
+    public static func sample(queryBatchSize: Int = 2000, clock: some Clock<Duration> = ContinuousClock(),
+                              recordClock: RecordClock = .system) -> EmbeddedOrg {
         let acme = "00DACME000000001", beta = "00DBETA000000002"
         let org = EmbeddedOrg(users: [User(username: "ada@acme.com", userID: "005ADA000000001", orgID: acme, displayName: "Ada Lovelace"),
                                       User(username: "bob@beta.com", userID: "005BOB000000002", orgID: beta, displayName: "Bob Beta")],
-                              queryBatchSize: queryBatchSize, clock: clock)
+                              queryBatchSize: queryBatchSize, clock: clock, recordClock: recordClock)
         let acmeCorp = org.insert("Account", ["Name": "Acme Corporation", "Industry": "Manufacturing"], orgID: acme)
         let globex = org.insert("Account", ["Name": "Globex", "Industry": "Energy"], orgID: acme)
         let people: [(String, String, String, Int)] = [("Ada", "Lovelace", acmeCorp, 2), ("Alan", "Turing", acmeCorp, 0),
@@ -146,21 +167,42 @@ public final class EmbeddedOrg: HTTPTransport, Sendable {
         return org
     }
 
-    /// Adds a record and returns its id (the object type's prefix, then a counter).
+    /// Adds a record, as if created on the server (stamped with the record clock's time), and
+    /// returns its id (the object type's prefix, then a counter).
     @discardableResult
     public func insert(_ type: String, _ fields: [String: JSONValue], orgID: String) -> String {
-        state.withLock { state in Self.insert(type, fields, orgID: orgID, into: &state) }
+        state.withLock { state in
+            state.transactionTime = nil
+            return insert(type, fields, orgID: orgID, into: &state)
+        }
     }
 
-    static func insert(_ type: String, _ fields: [String: JSONValue], orgID: String, into state: inout State) -> String {
-        let prefix = object(type)?.keyPrefix ?? "a00"
+    func insert(_ type: String, _ fields: [String: JSONValue], orgID: String, into state: inout State) -> String {
+        let prefix = Self.object(type)?.keyPrefix ?? "a00"
         let id = prefix + String(format: "%012d", state.nextNumber) + "AAA"
         state.nextNumber += 1
         var record = fields
         record["Id"] = .string(id)
-        state.records[id] = Record(type: type, orgID: orgID, fields: derivingFields(of: type, record))
+        let now = stamp(&state)
+        for field in ["CreatedDate", "LastModifiedDate", "SystemModstamp"] { record[field] = .string(now) }
+        state.records[id] = Record(type: type, orgID: orgID, fields: Self.derivingFields(of: type, record))
         state.order.append(id)
+        reference(id, &state)
         return id
+    }
+
+    /// The time of the write under way (read from the record clock once per request).
+    func stamp(_ state: inout State) -> String {
+        if let time = state.transactionTime { return time }
+        let time = SalesforceDateTime.string(from: recordClock.now())
+        state.transactionTime = time
+        return time
+    }
+
+    /// Marks a record as just used (created, changed or retrieved), for `recentItems`.
+    func reference(_ id: String, _ state: inout State) {
+        state.referenceCounter += 1
+        state.records[id]?.referenced = state.referenceCounter
     }
 
     /// The fields with those Salesforce computes filled in (a contact's `Name`).
@@ -255,7 +297,7 @@ public final class EmbeddedOrg: HTTPTransport, Sendable {
         OAuthConfig(clientID: clientID, redirectURI: redirectURI, loginHost: baseURL, scopes: ["api", "refresh_token"])
     }
 
-    /// Logs in (web-server flow with PKCE, through ``LoginSession``) and returns a client that
+    /// Logs in (web-server flow with PKCE, through `LoginSession`) and returns a client that
     /// refreshes its token through the org's token endpoint.
     public func loggedInClient(username: String? = nil) async throws -> RestClient {
         let (credentials, _) = try await LoginSession(config: oauthConfig, transport: self).logIn(flow: .webServer, loginHint: username)

@@ -214,41 +214,81 @@ struct QueryParser {
         return token
     }
 
-    /// `WHERE field (= | !=) value [AND …]`, if it comes next; each condition with its offset.
+    /// `WHERE condition [AND condition …]`, if it comes next; each condition with its offset.
     mutating func whereClause() throws(SOQLError) -> [(SOQLQuery.Condition, Int)] {
         guard skip("WHERE") else { return [] }
         var conditions: [(SOQLQuery.Condition, Int)] = []
         repeat {
-            let field = try identifier("a field name")
-            guard let op = peek, op.kind == .symbol, op.text == "=" || op.text == "!=" else {
-                throw unexpected("only = and != are supported after '\(field.text)', found \(found)")
-            }
-            index += 1
-            guard let literal = peek else { throw unexpected("expecting a value after '\(field.text) \(op.text)', found <EOF>") }
-            let value: JSONValue
-            switch (literal.kind, literal.text.lowercased()) {
-            case (.string, _): value = .string(literal.text)
-            case (.word, "true"): value = true
-            case (.word, "false"): value = false
-            case (.word, "null"): value = .null
-            case (.word, let text) where Int(text) != nil: value = .int(Int(text)!)
-            case (.word, let text) where Double(text) != nil: value = .double(Double(text)!)
-            default: throw unexpected("unexpected value '\(literal.text)'")
-            }
-            index += 1
-            conditions.append((SOQLQuery.Condition(field: field.text, equals: op.text == "=", value: value), field.offset))
+            conditions.append(try condition())
         } while skip("AND")
         return conditions
     }
 
-    /// `ORDER BY field [ASC | DESC]`, if it comes next, with the field's offset.
-    mutating func orderByClause() throws(SOQLError) -> (ordering: SOQLQuery.Ordering, offset: Int)? {
-        guard skip("ORDER") else { return nil }
-        try expect("BY")
+    /// `field op value` or `field [NOT] IN (value, …)`.
+    private mutating func condition() throws(SOQLError) -> (SOQLQuery.Condition, Int) {
         let field = try identifier("a field name")
-        if skip("DESC") { return (SOQLQuery.Ordering(field: field.text, ascending: false), field.offset) }
-        _ = skip("ASC")
-        return (SOQLQuery.Ordering(field: field.text, ascending: true), field.offset)
+        if skip("IN") { return (try list(after: field, .in), field.offset) }
+        if skip("NOT") {
+            guard skip("IN") else { throw unexpected("expecting 'IN' after '\(field.text) NOT', found \(found)") }
+            return (try list(after: field, .notIn), field.offset)
+        }
+        guard let op = peek, op.kind == .symbol, let comparison = SOQLQuery.Condition.Comparison(rawValue: op.text),
+              comparison != .in, comparison != .notIn else {
+            throw unexpected("only =, !=, <, <=, >, >=, IN and NOT IN are supported after '\(field.text)', found \(found)")
+        }
+        index += 1
+        let (value, isDateTime) = try literal(after: "\(field.text) \(op.text)")
+        return (SOQLQuery.Condition(field: field.text, comparison, value: value, isDateTime: isDateTime), field.offset)
+    }
+
+    /// `(value [, value …])` after `field IN` / `field NOT IN`.
+    private mutating func list(after field: QueryToken, _ comparison: SOQLQuery.Condition.Comparison) throws(SOQLError) -> SOQLQuery.Condition {
+        try expect(symbol: "(")
+        var values: [JSONValue] = []
+        var dateTimes: [Bool] = []
+        repeat {
+            let (value, isDateTime) = try literal(after: "\(field.text) \(comparison.rawValue) (")
+            values.append(value)
+            dateTimes.append(isDateTime)
+        } while skip(symbol: ",")
+        try expect(symbol: ")")
+        guard Set(dateTimes).count == 1 else { throw unexpected("the values of '\(field.text) \(comparison.rawValue)' mix date-times and other values") }
+        return SOQLQuery.Condition(field: field.text, comparison, value: .array(values), isDateTime: dateTimes[0])
+    }
+
+    /// A value: a quoted string, `true`, `false`, `null`, a number or a date-time literal.
+    private mutating func literal(after context: String) throws(SOQLError) -> (JSONValue, Bool) {
+        guard let literal = peek else { throw unexpected("expecting a value after '\(context)', found <EOF>") }
+        let value: JSONValue
+        var isDateTime = false
+        switch (literal.kind, literal.text.lowercased()) {
+        case (.string, _): value = .string(literal.text)
+        case (.word, "true"): value = true
+        case (.word, "false"): value = false
+        case (.word, "null"): value = .null
+        case (.word, let text) where Int(text) != nil: value = .int(Int(text)!)
+        case (.word, let text) where Double(text) != nil: value = .double(Double(text)!)
+        case (.word, _) where SalesforceDateTime.millis(from: literal.text) != nil:
+            value = .string(literal.text)
+            isDateTime = true
+        default: throw unexpected("unexpected value '\(literal.text)'")
+        }
+        index += 1
+        return (value, isDateTime)
+    }
+
+    /// `ORDER BY field [ASC | DESC] [, …]`, if it comes next, each with its field's offset.
+    mutating func orderByClause() throws(SOQLError) -> [(ordering: SOQLQuery.Ordering, offset: Int)] {
+        guard skip("ORDER") else { return [] }
+        try expect("BY")
+        var orderings: [(ordering: SOQLQuery.Ordering, offset: Int)] = []
+        repeat {
+            let field = try identifier("a field name")
+            let ascending = !skip("DESC")
+            if ascending { _ = skip("ASC") }
+            orderings.append((SOQLQuery.Ordering(field: field.text, ascending: ascending), field.offset))
+        } while skip(symbol: ",")
+        return orderings
     }
 
     /// `LIMIT n`, if it comes next.

@@ -4,32 +4,67 @@ import AppKernelCore
 ///
 /// ```
 /// SELECT item [, item …] FROM object
-///   [WHERE field (= | !=) value [AND field (= | !=) value …]]
-///   [ORDER BY field [ASC | DESC]]
+///   [WHERE condition [AND condition …]]
+///   [ORDER BY field [ASC | DESC] [, field [ASC | DESC] …]]
 ///   [LIMIT n]
 ///
-/// item: a field, a parent path (Account.Name, Contact.Account.Name), or a child-relationship
-///       subquery: (SELECT field [, field …] FROM Contacts [WHERE …] [ORDER BY …] [LIMIT n])
+/// item:      a field, a parent path (Account.Name, Contact.Account.Name), or a child-relationship
+///            subquery: (SELECT field [, field …] FROM Contacts [WHERE …] [ORDER BY …] [LIMIT n])
+/// condition: field (= | != | < | <= | > | >=) value
+///            field [NOT] IN (value [, value …])
 /// ```
 ///
 /// Keywords are case-insensitive; values are `'quoted strings'` (with `\'` escapes), numbers,
-/// `true`, `false` or `null`. Subqueries nest one level, as in Salesforce.
+/// `true`, `false`, `null`, or date-time literals (`2026-11-24T10:00:00Z`,
+/// `2026-11-24T10:00:00.000+0000` — unquoted, as SOQL writes them; see ``SalesforceDateTime``).
+/// Subqueries nest one level, as in Salesforce.
 public struct SOQLQuery: Sendable, Hashable {
     /// A comparison in the WHERE clause.
     public struct Condition: Sendable, Hashable {
+        /// How the field is compared with the value.
+        public enum Comparison: String, Sendable, Hashable, CaseIterable {
+            /// `=` (text ignoring case, numbers by value).
+            case equal = "="
+            /// `!=`.
+            case notEqual = "!="
+            /// `<`.
+            case less = "<"
+            /// `<=`.
+            case lessOrEqual = "<="
+            /// `>`.
+            case greater = ">"
+            /// `>=`.
+            case greaterOrEqual = ">="
+            /// `IN (…)`: the value is an array.
+            case `in` = "IN"
+            /// `NOT IN (…)`: the value is an array.
+            case notIn = "NOT IN"
+        }
+
         /// The field.
         public var field: String
-        /// `true` for `=`, `false` for `!=`.
-        public var equals: Bool
-        /// The value compared with.
+        /// How it is compared.
+        public var comparison: Comparison
+        /// The value compared with (an array for `IN` and `NOT IN`; a date-time literal is its text).
         public var value: JSONValue
+        /// Whether the value was written as a date-time literal (unquoted).
+        public var isDateTime: Bool
 
         /// Creates a condition.
-        public init(field: String, equals: Bool, value: JSONValue) {
+        public init(field: String, _ comparison: Comparison, value: JSONValue, isDateTime: Bool = false) {
             self.field = field
-            self.equals = equals
+            self.comparison = comparison
             self.value = value
+            self.isDateTime = isDateTime
         }
+
+        /// Creates an `=` (`equals`) or `!=` condition.
+        public init(field: String, equals: Bool, value: JSONValue) {
+            self.init(field: field, equals ? .equal : .notEqual, value: value)
+        }
+
+        /// `true` for `=`.
+        public var equals: Bool { comparison == .equal }
     }
 
     /// An ORDER BY clause.
@@ -54,8 +89,10 @@ public struct SOQLQuery: Sendable, Hashable {
     public var subqueries: [SOQLQuery]
     /// The conditions, all of which must hold.
     public var conditions: [Condition]
-    /// The ordering field and direction.
-    public var orderBy: Ordering?
+    /// The ORDER BY fields and directions, in order.
+    public var orderings: [Ordering]
+    /// The first ORDER BY field and direction.
+    public var orderBy: Ordering? { orderings.first }
     /// The row limit.
     public var limit: Int?
 
@@ -64,7 +101,7 @@ public struct SOQLQuery: Sendable, Hashable {
         var fields: [Int] = []
         var object = 0
         var conditions: [Int] = []
-        var orderBy: Int?
+        var orderBy: [Int] = []
         /// Where the subquery starts (its `(`).
         var start = 0
     }
@@ -109,13 +146,13 @@ public struct SOQLQuery: Sendable, Hashable {
         let conditions = try parser.whereClause()
         places.conditions = conditions.map(\.1)
         let order = try parser.orderByClause()
-        places.orderBy = order?.offset
+        places.orderBy = order.map(\.offset)
         self.limit = try parser.limitClause()
         self.fields = fields
         self.object = object.text
         self.subqueries = subqueries
         self.conditions = conditions.map(\.0)
-        self.orderBy = order?.ordering
+        self.orderings = order.map(\.ordering)
         self.annotation = Annotation(value: (parser.source, places))
     }
 }

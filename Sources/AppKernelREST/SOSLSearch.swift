@@ -32,20 +32,22 @@ public struct SOSLSearch: Sendable, Hashable {
         public var fields: [String]
         /// The conditions the records must meet.
         public var conditions: [SOQLQuery.Condition]
-        /// The ordering field and direction.
-        public var orderBy: SOQLQuery.Ordering?
+        /// The ORDER BY fields and directions, in order.
+        public var orderings: [SOQLQuery.Ordering]
+        /// The first ORDER BY field and direction.
+        public var orderBy: SOQLQuery.Ordering? { orderings.first }
         /// How many records of this object at most.
         public var limit: Int?
         /// Where the object name and each field were written.
         private let annotation: Annotation<SOQLQuery.Places>
         var places: SOQLQuery.Places { annotation.value }
 
-        init(object: String, fields: [String], conditions: [SOQLQuery.Condition], orderBy: SOQLQuery.Ordering?, limit: Int?,
+        init(object: String, fields: [String], conditions: [SOQLQuery.Condition], orderings: [SOQLQuery.Ordering], limit: Int?,
              places: SOQLQuery.Places) {
             self.object = object
             self.fields = fields
             self.conditions = conditions
-            self.orderBy = orderBy
+            self.orderings = orderings
             self.limit = limit
             self.annotation = Annotation(value: places)
         }
@@ -92,7 +94,7 @@ public struct SOSLSearch: Sendable, Hashable {
                 var places = SOQLQuery.Places(object: object.offset, start: object.offset)
                 var fields: [String] = []
                 var conditions: [SOQLQuery.Condition] = []
-                var order: SOQLQuery.Ordering?
+                var order: [SOQLQuery.Ordering] = []
                 var limit: Int?
                 if parser.skip(symbol: "(") {
                     repeat {
@@ -104,12 +106,12 @@ public struct SOSLSearch: Sendable, Hashable {
                     conditions = parsed.map(\.0)
                     places.conditions = parsed.map(\.1)
                     let ordering = try parser.orderByClause()
-                    order = ordering?.ordering
-                    places.orderBy = ordering?.offset
+                    order = ordering.map(\.ordering)
+                    places.orderBy = ordering.map(\.offset)
                     limit = try parser.limitClause()
                     try parser.expect(symbol: ")")
                 }
-                returning.append(Returning(object: object.text, fields: fields, conditions: conditions, orderBy: order, limit: limit, places: places))
+                returning.append(Returning(object: object.text, fields: fields, conditions: conditions, orderings: order, limit: limit, places: places))
             } while parser.skip(symbol: ",")
         }
         limit = try parser.limitClause()

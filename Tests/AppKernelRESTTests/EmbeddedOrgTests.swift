@@ -17,7 +17,7 @@ struct SOQLQueryTests {
         #expect(query.limit == 10)
     }
 
-    @Test(arguments: ["", "SELECT FROM Contact", "SELECT Name Contact", "SELECT Name FROM Contact WHERE Name > 'a'",
+    @Test(arguments: ["", "SELECT FROM Contact", "SELECT Name Contact", "SELECT Name FROM Contact WHERE Name LIKE 'a%'",
                       "SELECT Name FROM Contact LIMIT x", "SELECT Name FROM Contact WHERE Name = 'open", "SELECT Name FROM Contact GROUP BY Name",
                       "SELECT Name FROM Contact WHERE Name = ", "SELECT Name FROM Contact ORDER Name"])
     func outsideTheSubsetIsMalformed(_ text: String) {

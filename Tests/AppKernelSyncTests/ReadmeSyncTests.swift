@@ -1,0 +1,42 @@
+import AppKernelCore
+import AppKernelREST
+import AppKernelStore
+import AppKernelSync
+import Foundation
+import Testing
+
+/// The README's MobileSync example, run as written (the proposed README section quotes these
+/// lines).
+struct ReadmeSyncTests {
+    @Test func theReadmeExampleSyncsDownEditsOfflineAndSyncsUp() async throws {
+        let org = EmbeddedOrg.sample()
+        let dataDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("readme-sync-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dataDirectory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dataDirectory) }
+        let client = try await org.loggedInClient()
+        let userstoreJSON = Data(#"{"soups": [{"soupName": "contacts", "indexes": [{"path": "Id", "type": "string"}, {"path": "__local__", "type": "string"}]}]}"#.utf8)
+        let usersyncsJSON = Data("""
+        {"syncs": [
+          {"syncName": "syncDownContacts", "syncType": "syncDown", "soupName": "contacts",
+           "target": {"type": "soql", "query": "SELECT Id, LastName, Title FROM Contact"}, "options": {"mergeMode": "LEAVE_IF_CHANGED"}},
+          {"syncName": "syncUpContacts", "syncType": "syncUp", "soupName": "contacts",
+           "target": {"createFieldlist": ["LastName", "Title"], "updateFieldlist": ["Title"]}, "options": {"mergeMode": "LEAVE_IF_CHANGED"}}
+        ]}
+        """.utf8)
+
+        let store = try SmartStore(fileURL: dataDirectory.appendingPathComponent("store.sqlite"))
+        try store.registerSoups(StoreConfig.parseSoups(userstoreJSON))
+        let syncs = try SyncManager(store: store, restClient: client)
+        try syncs.createSyncs(StoreConfig.parseSyncs(usersyncsJSON, soupNames: ["contacts"]))
+        let down = try await syncs.reSync(named: "syncDownContacts") { print($0.status, $0.progress) }
+        let id = try #require(org.records(of: "Contact").first?["Id"]?.stringValue)
+        try store.updateLocally(inSoup: "contacts", recordId: id, fields: ["Title": "Edited offline"])
+        let up = try await syncs.syncUp(named: "syncUpContacts")          // up.failed: what the server refused
+        try await syncs.cleanResyncGhosts(forName: "syncDownContacts")    // records deleted on the server leave
+
+        #expect(down.status == .done && down.totalSize == 5)
+        #expect(up.failed.isEmpty && up.updated == [id])
+        #expect(org.record(withID: id)?["Title"] == "Edited offline")
+        store.close()
+    }
+}
