@@ -24,12 +24,13 @@ struct ReadmeSyncTests {
         ]}
         """.utf8)
 
+        let id = try #require(org.records(of: "Contact").first?["Id"]?.stringValue)
+
         let store = try SmartStore(fileURL: dataDirectory.appendingPathComponent("store.sqlite"))
         try store.registerSoups(StoreConfig.parseSoups(userstoreJSON))
         let syncs = try SyncManager(store: store, restClient: client)
         try syncs.createSyncs(StoreConfig.parseSyncs(usersyncsJSON, soupNames: ["contacts"]))
         let down = try await syncs.reSync(named: "syncDownContacts") { print($0.status, $0.progress) }
-        let id = try #require(org.records(of: "Contact").first?["Id"]?.stringValue)
         try store.updateLocally(inSoup: "contacts", recordId: id, fields: ["Title": "Edited offline"])
         let up = try await syncs.syncUp(named: "syncUpContacts")          // up.failed: what the server refused
         try await syncs.cleanResyncGhosts(forName: "syncDownContacts")    // records deleted on the server leave
