@@ -1,5 +1,7 @@
 // The Accounts app — the forceios Swift template, headless on Linux. `swift run AccountsApp`
-// runs a scripted tour against the embedded org and exits 0; see `--help` for the rest.
+// runs a scripted tour against the embedded org and exits 0; see `--help` for the rest. Its data
+// (users, SmartStore, the embedded org's state) lives under the user's data home
+// ($XDG_DATA_HOME/AccountsApp or ~/.local/share/AccountsApp) and survives a relaunch.
 import AppKernel
 import AppKernelAuth
 import AppKernelPOSIX
@@ -18,23 +20,33 @@ enum AccountsApp {
         }
         let delegate = AppDelegate()
         guard let manager = SDKManager.shared as? AccountsSDKManager else { fatalError("initializeSDK made another manager") }
-        let dataDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("AccountsApp-\(getpid())")
-        defer { try? FileManager.default.removeItem(at: dataDirectory) }
+        let dataDirectory: URL
+        do { dataDirectory = try DataHome.directory(for: "AccountsApp") } catch {
+            FileHandle.standardError.write(Data("AccountsApp: \(error)\n".utf8))
+            exit(1)
+        }
         let passcodes = PasscodePrompt()
+        var embeddedOrg: EmbeddedOrg?
         do {
             let transport: any HTTPTransport
             if let loginHost = options.loginHost, let clientID = options.clientID {
                 manager.org = .real(loginHost: loginHost, clientID: clientID, redirectURI: options.redirectURI)
                 transport = URLSessionTransport()
             } else {
+                // The embedded org keeps its records and refresh tokens beside the app's data, so a
+                // relaunch finds what the last run left on the "server".
                 let org = EmbeddedOrg.sample()
+                let orgFolder = dataDirectory.appendingPathComponent("embedded-org")
+                if FileManager.default.fileExists(atPath: orgFolder.appendingPathComponent("org.json").path) { try org.restore(from: orgFolder) }
                 manager.org = .embedded(org)
+                embeddedOrg = org
                 transport = org
                 Console.say("using the embedded org (\(org.users.map(\.username).joined(separator: ", "))) — no network")
             }
-            let accounts = try UserAccountManager(store: FileCredentialStore(root: dataDirectory), transport: transport)
-            manager.accounts = accounts
+            // Users are remembered: their credentials live under the data home, the current user too.
+            let accounts = try UserAccountManager(store: FileCredentialStore(root: dataDirectory.appendingPathComponent("accounts")), transport: transport)
             manager.transport = transport
+            manager.dataDirectory = dataDirectory
             manager.accountManager = accounts
             // The embedded org approves at once; a real org shows its login page in the browser
             // (or, with --device, a code to enter on another device).
@@ -52,6 +64,7 @@ enum AccountsApp {
             let script = Task { options.interactive ? await driver.runInteractive() : await driver.runTour() }
             let status = await host.run()
             script.cancel()
+            if let embeddedOrg { try? embeddedOrg.persist(to: dataDirectory.appendingPathComponent("embedded-org")) }
             if let path = configuration.environment["APPKERNEL_TRACE"] { Console.say("launch timeline written to \(path)") }
             Console.say("terminated (exit \(status))")
             exit(status)

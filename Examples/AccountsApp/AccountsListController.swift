@@ -5,8 +5,9 @@ import AppKernelSDK
 import Foundation
 
 /// The root controller — the template's `RootViewController`, rendered as text: the current
-/// user's accounts (synced down into their store by `usersyncs.json`'s `syncDownAccounts`) and
-/// their contacts (a `RecordList` over REST, deleted optimistically with rollback).
+/// user's accounts (synced down into their SmartStore by `usersyncs.json`'s `syncDownAccounts`,
+/// read back with the template's Smart SQL query) and their contacts (a `RecordList` over REST,
+/// deleted optimistically with rollback).
 @MainActor
 final class AccountsListController: RootController {
     let user: UserAccount?
@@ -32,15 +33,27 @@ final class AccountsListController: RootController {
         loading?.cancel()
     }
 
-    /// Syncs the accounts down and loads the contacts, then shows the list.
+    /// The template's `AccountsListModel` query: the rows come from the store, not the network.
+    static let accountsQuery = "select {Account:Name}, {Account:Industry}, {Account:Id}, {Account:__local__} from {Account} order by {Account:Name}"
+
+    /// Syncs the accounts down into the user's SmartStore (`usersyncs.json`'s `syncDownAccounts`,
+    /// resumed from its last `maxTimeStamp`) and loads the contacts, then shows the list. Offline,
+    /// the list shows what the store holds.
     func refresh() async {
-        guard user != nil, let client = manager.restClient else {
+        guard user != nil, let client = manager.restClientForCurrentUser() else {
             Console.say("nobody is logged in")
             return
         }
         do {
-            syncedAccounts = try await syncDownAccounts(client)
-            Console.say("synced down \(syncedAccounts) account(s) into the store of \(username)")
+            if let syncs = try manager.syncManager() {
+                do {
+                    let state = try await syncs.reSync(named: "syncDownAccounts")
+                    syncedAccounts = state.totalSize
+                    Console.say("synced down \(state.totalSize) new or changed account(s) into the store of \(username)")
+                } catch {
+                    Console.say("sync down failed, showing the store: \(error.reason)")
+                }
+            }
             let list = RecordList(client: client, query: "SELECT Id, Name FROM Contact ORDER BY Name")
             list.onChange = { change in
                 switch change {
@@ -49,39 +62,33 @@ final class AccountsListController: RootController {
                 case .reloaded: break
                 }
             }
-            try await list.load()
-            contacts = list
+            do {
+                try await list.load()
+                contacts = list
+            } catch {
+                Console.say("could not load the contacts: \(error)")
+            }
             Console.say(render())
         } catch {
-            Console.say("could not load the list: \(error)")
+            Console.say("could not open the store: \(error)")
         }
     }
 
-    /// Runs `usersyncs.json`'s `syncDownAccounts` SOQL into the registry's soup, page by page.
-    /// (MobileSync's `SyncManager` now syncs a SmartStore; the app moves to it with its store.)
-    private func syncDownAccounts(_ client: RestClient) async throws -> Int {
-        let owner = manager.currentStoreOwner
-        guard let spec = manager.stores.syncs(for: owner).first(where: { $0.name == "syncDownAccounts" }), let soql = spec.query else { return 0 }
-        var request = client.request(forQuery: soql, apiVersion: nil)
-        var count = 0
-        while true {
-            let page = try await client.send(request: request).asJSON()
-            for case .object(var fields) in page["records"]?.arrayValue ?? [] {
-                fields["attributes"] = nil
-                try manager.stores.upsert(fields, intoSoup: spec.soupName, for: owner)
-                count += 1
-            }
-            guard let next = page["nextRecordsUrl"]?.stringValue else { return count }
-            request = client.request(method: .get, path: next)
+    /// The accounts in the store: name, industry, id, and whether they changed locally.
+    func accountRows() -> [(name: String, industry: String, id: String, local: Bool)] {
+        guard let rows = try? manager.userStore()?.query(.smart(Self.accountsQuery, pageSize: 1000)) else { return [] }
+        return rows.compactMap { row in
+            guard case .array(let values) = row, values.count == 4 else { return nil }
+            return (values[0].stringValue ?? "?", values[1].stringValue ?? "", values[2].stringValue ?? "", values[3] == .bool(true) || values[3] == .int(1))
         }
     }
 
     /// The screen, as text.
     func render() -> String {
         var lines = ["┌ Accounts of \(username)"]
-        let accounts = manager.stores.records(inSoup: "Account", for: manager.currentStoreOwner)
-        for account in accounts.sorted(by: { ($0["Name"]?.stringValue ?? "") < ($1["Name"]?.stringValue ?? "") }) {
-            lines.append("│   \(account["Name"]?.stringValue ?? "?") — \(account["Industry"]?.stringValue ?? "")")
+        let accounts = accountRows()
+        for account in accounts {
+            lines.append("│   \(account.name) — \(account.industry)\(account.local ? "  (changed here, not synced up yet)" : "")")
         }
         if accounts.isEmpty { lines.append("│   (none)") }
         lines.append("│ Contacts")

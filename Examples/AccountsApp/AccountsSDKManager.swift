@@ -5,8 +5,7 @@ import AppKernelSDK
 import Foundation
 
 /// The app's SDK manager — the forceios template's `SalesforceManager` subclass. It prints each
-/// launch phase, points the boot config at the org the app talks to, and keeps what the root
-/// controller needs (the accounts and the transport).
+/// launch phase and points the boot config at the org the app talks to.
 @MainActor
 final class AccountsSDKManager: SDKManager {
     /// Where the app logs in: the embedded org (offline), or a real one.
@@ -17,10 +16,6 @@ final class AccountsSDKManager: SDKManager {
 
     /// Set before the launch; the config phase fails without it.
     var org: Org?
-    /// The accounts, with their credentials on disk.
-    var accounts: UserAccountManager?
-    /// How requests reach the org.
-    var transport: any HTTPTransport = URLSessionTransport()
 
     /// Prints the phase and how long it took.
     override func run(_ phase: LaunchPhase) async throws {
@@ -46,10 +41,5 @@ final class AccountsSDKManager: SDKManager {
             bootConfig?.oauthRedirectURI = redirectURI
         }
         try bootConfig?.validate()
-    }
-
-    /// A REST client for the current user, refreshing its token through the account manager.
-    var restClient: RestClient? {
-        accounts.flatMap { RestClient.forCurrentUser(of: $0, transport: transport) }
     }
 }

@@ -12,9 +12,13 @@ final class AppDelegate: ApplicationDelegate {
 
     func application(_ application: Application, didFinishLaunchingWithOptions options: LaunchOptions) -> Bool {
         Console.say("app did finish launching")
-        // The parts the SDK starts in its sdkInit phase (the template's MobileSyncSDKManager).
-        SDKManager.shared.registerService(named: "SmartStore") { Console.say("SmartStore ready") }
-        SDKManager.shared.registerService(named: "MobileSync") { Console.say("MobileSync ready") }
+        // A part the SDK starts in its sdkInit phase (the template's SmartStoreSDKManager opens
+        // the global store): here, the global SmartStore under the app's data home.
+        SDKManager.shared.registerService(named: "SmartStore") {
+            guard let directory = SDKManager.shared.dataDirectory else { return }
+            let store = try SmartStore.shared(withName: SmartStore.defaultStoreName, owner: .global, in: directory)
+            Console.say("SmartStore ready: the global store has \(try store.allSoupNames().count) soup(s)")
+        }
         return true
     }
 

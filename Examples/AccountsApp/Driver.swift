@@ -39,7 +39,8 @@ final class Driver {
     var application: Application { host.application }
     var controller: AccountsListController? { manager.rootController as? AccountsListController }
 
-    /// The tour: launch → list → a refused delete (row put back) → a delete → background →
+    /// The tour: launch → list → a refused delete (row put back) → a delete → an account renamed
+    /// offline, kept in the store and synced up when the org is back → background →
     /// foreground behind the passcode lock → switch user → logout → terminate.
     func runTour() async {
         guard await waitForLaunch() else { return host.terminate() }
@@ -49,6 +50,10 @@ final class Driver {
         await delete(1)
         step("delete a contact without cases")
         await delete(2)
+        step("the org goes away; rename an account offline (it stays in the store)")
+        await renameOffline()
+        step("the org is back: sync up")
+        await syncUp()
         step("set a passcode, go to the background and come back")
         setPasscode("2468")
         passcodes.scripted = ["1357", "2468"]
@@ -112,6 +117,40 @@ final class Driver {
     private func delete(_ number: Int) async {
         await controller?.loading?.value
         await controller?.deleteContact(number: number)
+    }
+
+    /// Takes the embedded org away and renames the first account in the user's store, as an
+    /// edit made without a network would.
+    private func renameOffline() async {
+        guard case .embedded(let org)? = manager.org, let first = controller?.accountRows().first else {
+            return Console.say("nothing to rename")
+        }
+        org.faults.failAllRequests = true
+        do {
+            _ = try manager.userStore()?.updateLocally(inSoup: "Account", recordId: first.id, fields: ["Name": .string(first.name + " (renamed offline)")])
+            Console.say(controller?.render() ?? "")
+            guard let syncs = try manager.syncManager() else { return }
+            do {
+                _ = try await syncs.syncUp(named: "syncUpAccounts")
+            } catch {
+                Console.say("sync up failed, the change stays in the store: \(error.reason)")
+            }
+        } catch {
+            Console.say("could not rename: \(error)")
+        }
+    }
+
+    /// Brings the embedded org back and syncs the store's changes up.
+    private func syncUp() async {
+        if case .embedded(let org)? = manager.org { org.faults.failAllRequests = false }
+        do {
+            guard let syncs = try manager.syncManager() else { return Console.say("nobody is logged in") }
+            let result = try await syncs.syncUp(named: "syncUpAccounts")
+            Console.say("synced up: \(result.updated.count) updated, \(result.created.count) created, \(result.failed.count) refused")
+            await controller?.refresh()
+        } catch {
+            Console.say("sync up failed: \(error)")
+        }
     }
 
     private func setPasscode(_ code: String) {

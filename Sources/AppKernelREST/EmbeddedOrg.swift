@@ -228,9 +228,13 @@ public final class EmbeddedOrg: HTTPTransport, Sendable {
         }
         var nextNumber: Int
         var records: [StoredRecord]
+        /// Refresh tokens still valid, with the user id each belongs to (a relaunched app keeps
+        /// its users logged in). Absent in older snapshots.
+        var refreshTokens: [String: String]?
     }
 
-    /// Writes the org's records to `directory/org.json` (atomically), so a later run can load them.
+    /// Writes the org's records and its valid refresh tokens to `directory/org.json` (atomically,
+    /// owner-only: it holds tokens), so a later run can load them.
     public func persist(to directory: URL) throws {
         let snapshot = state.withLock { state in
             Snapshot(nextNumber: state.nextNumber, records: state.order.compactMap { id in
@@ -238,15 +242,17 @@ public final class EmbeddedOrg: HTTPTransport, Sendable {
                     Snapshot.StoredRecord(id: id, type: record.type, orgID: record.orgID, isDeleted: record.isDeleted,
                                           fields: String(decoding: JSONValue.object(record.fields).jsonData(), as: UTF8.self))
                 }
-            })
+            }, refreshTokens: state.refreshTokens.mapValues(\.userID))
         }
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
-        try encoder.encode(snapshot).write(to: directory.appendingPathComponent("org.json"), options: .atomic)
+        let file = directory.appendingPathComponent("org.json")
+        try encoder.encode(snapshot).write(to: file, options: .atomic)
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: file.path)
     }
 
-    /// Replaces the org's records with those persisted in `directory/org.json`.
+    /// Replaces the org's records (and adds the refresh tokens) persisted in `directory/org.json`.
     /// - Throws: When the file is missing or not a snapshot.
     public func restore(from directory: URL) throws {
         let snapshot = try JSONDecoder().decode(Snapshot.self, from: Data(contentsOf: directory.appendingPathComponent("org.json")))
@@ -259,6 +265,9 @@ public final class EmbeddedOrg: HTTPTransport, Sendable {
                 state.order.append(stored.id)
             }
             state.nextNumber = snapshot.nextNumber
+            for (token, userID) in snapshot.refreshTokens ?? [:] {
+                if let user = users.first(where: { $0.userID == userID }) { state.refreshTokens[token] = user }
+            }
         }
     }
 

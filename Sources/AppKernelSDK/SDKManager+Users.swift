@@ -128,6 +128,7 @@ extension SDKManager {
         switch event {
         case .willLogout(let identity, _):
             stores.wipe(.user(identity))
+            if let dataDirectory { try? SmartStore.removeAllStores(for: .user(identity), in: dataDirectory) }
             if accountManager?.currentAccount?.identity == identity { loggingOutCurrentUser = identity }
         case .didLogout(let identity, let reason):
             guard loggingOutCurrentUser == identity else { return }

@@ -1,5 +1,8 @@
 import AppKernel
 import AppKernelAuth
+import AppKernelREST
+import AppKernelStore
+import AppKernelSync
 import Foundation
 import Synchronization
 
@@ -40,6 +43,15 @@ open class SDKManager {
     public var bootConfig: BootConfig?
     /// Where `bootconfig.json`, `userstore.json` and `usersyncs.json` live.
     public var configDirectory: URL?
+    /// Where the stores live (SmartStore files: a global store, one per user); `nil` keeps the
+    /// soups and syncs as specs only, in ``stores``. An app uses a folder under the user's data home
+    /// (`$XDG_DATA_HOME/<app>` or `~/.local/share/<app>`), so its data survives a relaunch.
+    public var dataDirectory: URL?
+    /// How REST requests reach the org (the default ``restClientForCurrentUser()`` uses it). Made
+    /// when first needed: on Linux, Foundation's first URLSession configuration creates a folder
+    /// under `$XDG_DATA_HOME` for its shared cookie storage, which an app that never goes online
+    /// should not leave behind.
+    public lazy var transport: any HTTPTransport = URLSessionTransport()
     /// The accounts.
     public var accountManager: (any AccountManaging)? {
         didSet { observeAccounts() }
@@ -336,19 +348,53 @@ open class SDKManager {
     }
 
     /// Registers the soups of `userstore.json` (in ``configDirectory``) for the current user (or
-    /// globally, before anyone logs in). No file: nothing to do.
-    /// - Throws: `ConfigError`; nothing is registered then.
-    public func setupUserStoreFromDefaultConfig() throws(ConfigError) {
+    /// globally, before anyone logs in) — in ``stores`` and, with a ``dataDirectory``, in the
+    /// owner's SmartStore (soups that exist with the same indexes are left as they are, as the
+    /// Mobile SDK's `setupUserStoreFromDefaultConfig` does). No file: nothing to do.
+    /// - Throws: `ConfigError` for the file, `StoreError` from the store; nothing is registered then.
+    public func setupUserStoreFromDefaultConfig() throws {
         guard let data = try defaultConfigFile(StoreConfig.soupsFileName) else { return }
-        try stores.register(soups: StoreConfig.parseSoups(data), for: currentStoreOwner)
+        let soups = try StoreConfig.parseSoups(data)
+        try userStore()?.registerSoups(soups)
+        try stores.register(soups: soups, for: currentStoreOwner)
     }
 
-    /// Registers the syncs of `usersyncs.json` for the current user; each sync's soup must exist.
-    /// - Throws: `ConfigError`; nothing is registered then.
-    public func setupUserSyncsFromDefaultConfig() throws(ConfigError) {
+    /// Registers the syncs of `usersyncs.json` for the current user (each sync's soup must exist)
+    /// — in ``stores`` and, with a ``dataDirectory`` and a REST client, as MobileSync syncs in the
+    /// user's store (a sync that exists by name is kept, with its state).
+    /// - Throws: `ConfigError` for the file, `SyncError` from MobileSync; nothing is registered then.
+    public func setupUserSyncsFromDefaultConfig() throws {
         guard let data = try defaultConfigFile(StoreConfig.syncsFileName) else { return }
         let owner = currentStoreOwner
-        try stores.register(syncs: StoreConfig.parseSyncs(data, soupNames: Set(stores.soups(for: owner).map(\.name))), for: owner)
+        let syncs = try StoreConfig.parseSyncs(data, soupNames: Set(stores.soups(for: owner).map(\.name)))
+        if let syncManager = try syncManager() {
+            _ = try syncManager.createSyncs(syncs.filter { !syncManager.hasSync(forName: $0.name) })
+        }
+        try stores.register(syncs: syncs, for: owner)
+    }
+
+    /// The current owner's default SmartStore in ``dataDirectory`` (opened once, then shared);
+    /// `nil` without a data directory.
+    /// - Throws: `StoreError` when the store cannot be opened.
+    public func userStore() throws -> SmartStore? {
+        guard let dataDirectory else { return nil }
+        return try SmartStore.shared(withName: SmartStore.defaultStoreName, owner: currentStoreOwner, in: dataDirectory)
+    }
+
+    /// MobileSync over the current owner's store, with the current user's REST client; `nil`
+    /// without a data directory or a logged-in user.
+    /// - Throws: `StoreError` / `SyncError` when the store cannot be opened or read.
+    public func syncManager() throws -> SyncManager? {
+        guard let store = try userStore(), let client = restClientForCurrentUser() else { return nil }
+        return try SyncManager(store: store, restClient: client)
+    }
+
+    /// A REST client for the current user, refreshing its token through the account manager (a
+    /// `UserAccountManager`) over ``transport``; `nil` when nobody is logged in. Override to build
+    /// it another way.
+    open func restClientForCurrentUser() -> RestClient? {
+        guard let accounts = accountManager as? UserAccountManager else { return nil }
+        return RestClient.forCurrentUser(of: accounts, transport: transport)
     }
 
     /// Whose stores the current ones are.

@@ -9,14 +9,15 @@ import Glibc
 @Suite(.serialized)
 struct AccountsAppTests {
     @Test func theScriptedTourRunsEveryStepAgainstTheEmbeddedOrgAndExitsZero() async throws {
-        let child = try await runExample("AccountsApp")
+        let home = try TemporaryDataHome()
+        let child = try await runExample("AccountsApp", environment: home.environment)
         let output = ExampleOutput(child.lines)
         output.expectInOrder([
             "using the embedded org (ada@acme.com, bob@beta.com) — no network",
             "app did finish launching",
             "scene connected (scene-1)",
             "launch phase config done (…)",
-            "SmartStore ready", "MobileSync ready",
+            "SmartStore ready: the global store has 0 soup(s)",
             "launch phase sdkInit done (…)",
             "launch phase passcode done (…)",
             "launch phase auth done (…)",
@@ -24,7 +25,7 @@ struct AccountsAppTests {
         ])
         output.expectInOrder([
             "root controller appeared for ada@acme.com",
-            "synced down 2 account(s) into the store of ada@acme.com",
+            "synced down 2 new or changed account(s) into the store of ada@acme.com",
             "── list", "┌ Accounts of ada@acme.com", "│   Acme Corporation — Manufacturing", "│   Globex — Energy",
             "│ Contacts", "│   1. Ada Lovelace", "│   2. Alan Turing", "│   3. Grace Hopper", "│   4. Linus Torvalds", "│   5. Margaret Hamilton",
             "── delete a contact that has cases",
@@ -34,14 +35,19 @@ struct AccountsAppTests {
             "── delete a contact without cases",
             "delete contact 2 (Alan Turing)", "  row 2 removed (optimistic delete)", "  deleted Alan Turing",
             "│   1. Ada Lovelace", "│   2. Grace Hopper",
+            "── the org goes away; rename an account offline (it stays in the store)",
+            "│   Acme Corporation (renamed offline) — Manufacturing  (changed here, not synced up yet)",
+            "sync up failed, the change stays in the store: ",
+            "── the org is back: sync up", "synced up: 1 updated, 0 created, 0 refused",
+            "│   Acme Corporation (renamed offline) — Manufacturing",
             "── set a passcode", "passcode set",
             "scene will resign active", "scene entered the background", "scene will enter the foreground", "scene became active",
             "passcode asked (attempt 1, 10 left)", "passcode asked (attempt 2, 9 left)", "unlocked",
             "── switch user", "logging in another user (bob@beta.com)", "current user changed: bob@beta.com",
-            "root controller appeared for bob@beta.com", "synced down 1 account(s) into the store of bob@beta.com",
+            "root controller appeared for bob@beta.com", "synced down 1 new or changed account(s) into the store of bob@beta.com",
             "┌ Accounts of bob@beta.com", "│   Beta Labs — Research", "│ Contacts", "│   (none)",
             "── log out", "logging out bob@beta.com", "current user changed: ada@acme.com",
-            "synced down 2 account(s) into the store of ada@acme.com", "┌ Accounts of ada@acme.com",
+            "┌ Accounts of ada@acme.com", "│   Acme Corporation (renamed offline) — Manufacturing",
             "── quit", "app will terminate", "terminated (exit 0)",
         ])
         let deleted = try #require(output.index(of: "  deleted Alan Turing"))
@@ -49,9 +55,29 @@ struct AccountsAppTests {
                 "the deleted contact is gone from every later list")
     }
 
+    @Test func aRelaunchFindsTheUserAndTheStoreWithoutALoginAndLeavesNothingElsewhere() async throws {
+        let home = try TemporaryDataHome()
+        _ = try await runExample("AccountsApp", environment: home.environment)
+        let second = try await runExample("AccountsApp", environment: home.environment)
+        let output = ExampleOutput(second.lines)
+        output.expectInOrder([
+            "launched: [alreadyAuthenticated]",
+            "synced down 0 new or changed account(s) into the store of ada@acme.com",
+            "┌ Accounts of ada@acme.com", "│   Acme Corporation (renamed offline) — Manufacturing",
+        ])
+        // Everything the app keeps is under its data home, owner-only.
+        let app = home.url.appendingPathComponent("AccountsApp")
+        let mode = try FileManager.default.attributesOfItem(atPath: app.path)[.posixPermissions] as? Int
+        #expect(mode == 0o700)
+        let files = FileManager.default.enumerator(atPath: home.url.path)?.allObjects as? [String] ?? []
+        #expect(!files.isEmpty && files.allSatisfy { $0.hasPrefix("AccountsApp") }, "\(files)")
+    }
+
     @Test func interactiveCommandsDriveTheSameApp() async throws {
+        let home = try TemporaryDataHome()
         let commands = ["list", "delete 9", "frobnicate", "delete 2", "bg", "fg", "switch", "switch", "logout", "quit"]
-        let child = try await runExample("AccountsApp", arguments: ["--interactive"], input: commands.joined(separator: "\n") + "\n")
+        let child = try await runExample("AccountsApp", arguments: ["--interactive"], input: commands.joined(separator: "\n") + "\n",
+                                         environment: home.environment)
         let output = ExampleOutput(child.lines.flatMap { $0.components(separatedBy: "> ") }.filter { !$0.isEmpty })
         output.expectInOrder([
             "commands: list, delete N, bg, fg, switch, logout, passcode CODE, quit",
@@ -70,7 +96,9 @@ struct AccountsAppTests {
     @Test func ctrlCTerminatesGracefullyAndTheLaunchTimelineIsWritten() async throws {
         let trace = FileManager.default.temporaryDirectory.appendingPathComponent("accounts-launch-\(UUID().uuidString).json")
         defer { try? FileManager.default.removeItem(at: trace) }
-        let child = try ChildProcess(executable: "AccountsApp", environment: ["APPKERNEL_TRACE": trace.path], arguments: ["--interactive"])
+        let home = try TemporaryDataHome()
+        let child = try ChildProcess(executable: "AccountsApp", environment: home.environment.merging(["APPKERNEL_TRACE": trace.path]) { $1 },
+                                     arguments: ["--interactive"])
         #expect(await child.waitUntil { lines, _ in lines.contains { $0.contains("commands: list") } })
         child.send(SIGINT)
         #expect(await child.waitForExit(seconds: 30) == 0, "stderr: \(child.errors)")

@@ -34,9 +34,21 @@ struct ExampleOutput {
 
 /// Runs the example `executable` to its end — standard input `input`, then closed — and expects
 /// it to exit with `status` within `seconds`, showing its standard error if it does not.
-func runExample(_ executable: String, arguments: [String] = [], input: String = "", status: Int32 = 0, seconds: Double = 60,
-                sourceLocation: SourceLocation = #_sourceLocation) async throws -> ChildProcess {
-    let child = try ChildProcess(executable: executable, arguments: arguments, input: input)
+func runExample(_ executable: String, arguments: [String] = [], input: String = "", environment: [String: String] = [:],
+                status: Int32 = 0, seconds: Double = 60, sourceLocation: SourceLocation = #_sourceLocation) async throws -> ChildProcess {
+    let child = try ChildProcess(executable: executable, environment: environment, arguments: arguments, input: input)
     #expect(await child.waitForExit(seconds: seconds) == status, "stderr: \(child.errors)", sourceLocation: sourceLocation)
     return child
+}
+
+/// A data home of its own for an example run (`XDG_DATA_HOME`), removed when the value goes.
+final class TemporaryDataHome {
+    let url: URL
+    init() throws {
+        url = FileManager.default.temporaryDirectory.appendingPathComponent("data-home-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    }
+    deinit { try? FileManager.default.removeItem(at: url) }
+    /// The environment that points an example at it.
+    var environment: [String: String] { ["XDG_DATA_HOME": url.path] }
 }
