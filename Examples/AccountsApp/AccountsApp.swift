@@ -53,6 +53,8 @@ enum AccountsApp {
             manager.loginMethod = options.loginHost == nil ? .autoApprove() : options.deviceFlow ? .deviceFlow : .loopback()
             manager.configDirectory = Bundle.module.url(forResource: "Resources", withExtension: nil)
             manager.passcodeProvider = passcodes
+            // The passcode protects the app across launches: its hash lives beside the users.
+            manager.passcode.store = FilePasscodeStore(url: dataDirectory.appendingPathComponent("passcode.json"))
             manager.rootControllerFactory = { user in AccountsListController(user: user, manager: manager) }
             manager.launchErrorHandler = { error in Console.say("launch error: \(error)") }
 

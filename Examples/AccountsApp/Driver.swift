@@ -43,6 +43,8 @@ final class Driver {
     /// offline, kept in the store and synced up when the org is back → background →
     /// foreground behind the passcode lock → switch user → logout → terminate.
     func runTour() async {
+        // A passcode the last run set is asked at launch: the tour knows its own.
+        if manager.passcode.isSet { passcodes.scripted = [Self.tourPasscode] }
         guard await waitForLaunch() else { return host.terminate() }
         step("list")
         await list()
@@ -55,8 +57,8 @@ final class Driver {
         step("the org is back: sync up")
         await syncUp()
         step("set a passcode, go to the background and come back")
-        setPasscode("2468")
-        passcodes.scripted = ["1357", "2468"]
+        setPasscode(Self.tourPasscode)
+        passcodes.scripted = ["1357", Self.tourPasscode]
         background()
         await foreground()
         step("switch user")
@@ -66,6 +68,9 @@ final class Driver {
         step("quit")
         host.terminate()
     }
+
+    /// The passcode the tour sets (and answers with).
+    static let tourPasscode = "2468"
 
     /// Reads commands until `quit` or the end of the input.
     func runInteractive() async {

@@ -298,3 +298,14 @@ extension JSONEncoder {
         return encoder
     }
 }
+
+/// Writes files that hold secrets the way the credential store does: owner-only (0600) from the
+/// first byte, replaced atomically (a reader, or a process killed mid-write, sees the old file or
+/// the new one), `fsync`ed with its folder.
+public enum PrivateFile {
+    /// Replaces `file` with `data`.
+    /// - Throws: ``CredentialStoreError`` naming the file.
+    public static func write(_ data: Data, to file: URL) throws(CredentialStoreError) {
+        try POSIX.writePrivateFileAtomically(data, to: file)
+    }
+}

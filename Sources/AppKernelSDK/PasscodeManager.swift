@@ -31,6 +31,31 @@ public final class InMemoryPasscodeStore: PasscodeStore {
     public func save(_ record: PasscodeRecord?) throws { self.record.withLock { $0 = record } }
 }
 
+/// Keeps the passcode record in a JSON file, owner-only (0600 from its first byte), so the
+/// passcode survives a relaunch; a missing or unreadable file means no passcode is set.
+public struct FilePasscodeStore: PasscodeStore {
+    /// The file.
+    public let url: URL
+
+    /// A store in `url` (its folder must exist).
+    public init(url: URL) { self.url = url }
+
+    /// The stored record, if the file holds one.
+    public func load() -> PasscodeRecord? {
+        guard let data = try? Data(contentsOf: url) else { return nil }
+        return try? JSONDecoder().decode(PasscodeRecord.self, from: data)
+    }
+
+    /// Writes the record (owner-only from the first byte, atomically: ``PrivateFile``), or removes the file.
+    public func save(_ record: PasscodeRecord?) throws {
+        guard let record else {
+            if FileManager.default.fileExists(atPath: url.path) { try FileManager.default.removeItem(at: url) }
+            return
+        }
+        try PrivateFile.write(JSONEncoder().encode(record), to: url)
+    }
+}
+
 /// Asks the user for the passcode — the app's passcode screen; tests script the answers.
 @MainActor
 public protocol PasscodeProvider: AnyObject {
@@ -67,7 +92,7 @@ public enum PasscodeError: Error, Sendable, Hashable, CustomStringConvertible {
 @MainActor
 public final class PasscodeManager {
     /// Where the hash lives.
-    public let store: any PasscodeStore
+    public var store: any PasscodeStore
     /// The PBKDF2 iteration count for new passcodes.
     public let iterations: Int
     /// Wrong answers allowed before the user is logged out. Default 10.

@@ -61,7 +61,8 @@ struct AccountsAppTests {
         let second = try await runExample("AccountsApp", environment: home.environment)
         let output = ExampleOutput(second.lines)
         output.expectInOrder([
-            "launched: [alreadyAuthenticated]",
+            "passcode asked (attempt 1, 10 left)",                     // the passcode set by the first run
+            "launched: [alreadyAuthenticated, passcodeVerified]",
             "synced down 0 new or changed account(s) into the store of ada@acme.com",
             "┌ Accounts of ada@acme.com", "│   Acme Corporation (renamed offline) — Manufacturing",
         ])
@@ -69,6 +70,8 @@ struct AccountsAppTests {
         let app = home.url.appendingPathComponent("AccountsApp")
         let mode = try FileManager.default.attributesOfItem(atPath: app.path)[.posixPermissions] as? Int
         #expect(mode == 0o700)
+        let passcode = try FileManager.default.attributesOfItem(atPath: app.appendingPathComponent("passcode.json").path)[.posixPermissions] as? Int
+        #expect(passcode == 0o600)
         let files = FileManager.default.enumerator(atPath: home.url.path)?.allObjects as? [String] ?? []
         #expect(!files.isEmpty && files.allSatisfy { $0.hasPrefix("AccountsApp") }, "\(files)")
     }
