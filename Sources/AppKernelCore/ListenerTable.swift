@@ -333,6 +333,12 @@ final class ClosureRegistrar: Registrar {
     /// Whether nothing waits.
     @inlinable package var isEmpty: Bool { head == storage.count }
 
+    /// The event `offset` places behind the oldest (`0`: the oldest), left in the queue; `nil`
+    /// past the newest.
+    @inlinable package func peek(_ offset: Int) -> Event? {
+        head + offset < storage.count ? storage[head + offset] : nil
+    }
+
     /// Appends `event`.
     @inlinable package func enqueue(_ event: Event) {
         storage.append(event)

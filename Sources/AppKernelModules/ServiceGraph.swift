@@ -5,15 +5,19 @@
 ///
 /// What the passes over all services read lives in flat arrays indexed by slot (registration
 /// number), split by how they are touched so that the ones read per edge in random order stay
-/// small enough for the cache: `nodes` (state, flags and Kahn's counter in 8 bytes), `marks`
-/// (DFS mark and "needed by" link, 8 bytes), `dependencySlots` (each service's dependencies
-/// resolved to slots, `-1` while one is not registered, in one run per service) and
-/// `dependentEdges` (each service's dependents as a linked list, links reused through a free
-/// list), plus an index of the dependents lists in CSR form (one offsets array, one targets
-/// array) built when a start or shutdown covers enough of the graph to pay for it, so walking a
-/// service's dependents reads one contiguous run instead of one link per dependent. Slots are
-/// never reused — an unregistered service leaves a tombstone — so no link moves. Every pass is
-/// iterative (explicit stacks, no recursion), and each visits an edge a bounded number of times.
+/// small enough for the cache: `nodes` (state, flags, Kahn's counter and where the service's
+/// dependents are in the index, 8 bytes), `marks` (DFS mark and "needed by" link, 8 bytes),
+/// `dependencySlots` (each service's dependencies resolved to 4-byte slots, `-1` while one is
+/// not registered, in one run per service, found through `dependencyOffsets`, 4 bytes per
+/// service: runs are appended in slot order) and `dependentEdges` (each service's dependents as
+/// a linked list of 12-byte links, reused through a free list), plus an index of the dependents
+/// lists in CSR form (one targets array, each node holding where its run starts) built when a
+/// start or shutdown covers enough of the graph to pay for it, so walking a service's
+/// dependents reads one contiguous run instead of one link per dependent. A pass whose order
+/// is known ahead (the registry's workers) can have what it will touch read a few batches
+/// early (``readAhead(_:withDependencies:)``). Slots are never reused — an unregistered service
+/// leaves a tombstone — so no link moves. Every pass is iterative (explicit stacks, no
+/// recursion), and each visits an edge a bounded number of times.
 struct ServiceGraph: Sendable {
     /// A service's registration number: its index in the graph's arrays.
     typealias Slot = Int
@@ -57,16 +61,35 @@ struct ServiceGraph: Sendable {
 
     /// The scheduling state of one service that Kahn's passes read and write per edge, in random
     /// order, kept with every other service's in one contiguous array of 8-byte entries (800 KB
-    /// for 100,000 services: it stays in the cache).
+    /// for 100,000 services): the state in bits 0–2 of a word, the two flags in bits 3 and 4,
+    /// Kahn's counter in bits 5–31 (a service has fewer than 2²⁶ dependencies: checked at
+    /// registration), and where its run of dependents starts in the index — so that a started
+    /// service's own state and where its dependents are come in one read.
     private struct Node: Sendable {
-        var state = State.registered
+        private var bits: UInt32
+        /// Where its run of dependents starts in `dependentTargets` (valid while the index is;
+        /// the run ends where the next service's starts).
+        var firstIndexedDependent: Int32 = 0
+
+        init(startsEagerly: Bool) { bits = startsEagerly ? 1 << 4 : 0 }
+
+        var state: State {
+            get { State(rawValue: UInt8(truncatingIfNeeded: bits & 7)) ?? .unregistered }
+            set { bits = (bits & ~7) | UInt32(newValue.rawValue) }
+        }
         /// Whether every dependency is registered (no `-1` among its dependency slots).
-        var isResolved = false
+        var isResolved: Bool {
+            get { bits & 8 != 0 }
+            set { bits = newValue ? bits | 8 : bits & ~8 }
+        }
         /// Whether it starts with the eager services (``ServiceStartMode/eager``).
-        let startsEagerly: Bool
+        var startsEagerly: Bool { bits & 16 != 0 }
         /// How many resolved dependencies have not started: at zero (and with every dependency
         /// resolved) the service may start — checked without touching the dependencies.
-        var unstartedDependencies: Int32 = 0
+        var unstartedDependencies: Int32 {
+            get { Int32(bitPattern: bits) >> 5 }
+            set { bits = (bits & 31) | (UInt32(bitPattern: newValue) << 5) }
+        }
     }
 
     /// What the closure pass reads per edge: its mark and the "needed by" link, 8 bytes.
@@ -77,25 +100,39 @@ struct ServiceGraph: Sendable {
         var neededBy: Int32 = -1
     }
 
-    /// What a service's failure and its lists need, read once per service, not per edge.
+    /// What a service's failure and its list of dependents need, read once per service, not per
+    /// edge (and not by a start or shutdown once the dependents are indexed).
     private struct Links: Sendable {
-        /// Its dependencies: `dependencySlots[firstDependency ..< firstDependency + dependencyCount]`.
-        let firstDependency: Int
-        let dependencyCount: Int
         /// The head of its list of dependents in `dependentEdges`; `-1`: none.
         var firstDependent = -1
         /// How many resolved dependencies have failed (a dependent of a failed one fails, too).
         var failedDependencies = 0
-
-        var dependencyRange: Range<Int> { firstDependency ..< firstDependency + dependencyCount }
     }
 
-    /// One link in a service's list of dependents.
+    /// One link in a service's list of dependents, in 12 bytes (building the index streams
+    /// through all of them).
     private struct DependentEdge: Sendable {
-        var dependent: Slot
+        private var dependentSlot: Int32
+        private var dependencySlot: Int32
+        private var nextLink: Int32
+
+        init(dependent: Slot, dependency: Slot, next: Int) {
+            dependentSlot = Int32(dependent)
+            dependencySlot = Int32(dependency)
+            nextLink = Int32(next)
+        }
+
+        var dependent: Slot { Slot(dependentSlot) }
         /// The service whose list it is in (the dependency); `-1` while the link is free.
-        var dependency: Slot
-        var next: Int
+        var dependency: Slot {
+            get { Slot(dependencySlot) }
+            set { dependencySlot = Int32(newValue) }
+        }
+        /// The next link in the list (or in the free list); `-1`: none.
+        var next: Int {
+            get { Int(nextLink) }
+            set { nextLink = Int32(newValue) }
+        }
     }
 
     private var nodes: [Node] = []
@@ -103,7 +140,10 @@ struct ServiceGraph: Sendable {
     private var links: [Links] = []
     private var names: [String] = []
     /// Every service's dependency slots, each service's in one run, in declaration order.
-    private var dependencySlots: [Slot] = []
+    private var dependencySlots: [Int32] = []
+    /// Where each service's run of `dependencySlots` starts, and (one more) where the last one
+    /// ends: the run of `slot` is at `dependencyOffsets[slot] ..< dependencyOffsets[slot + 1]`.
+    private var dependencyOffsets: [Int32] = [0]
     /// The dependencies' names, in the same places as `dependencySlots`.
     private var dependencyNames: [String] = []
     /// The dependents lists' links; freed links are reused through `freeEdge`.
@@ -115,9 +155,9 @@ struct ServiceGraph: Sendable {
     /// the order they were made in, and the index is built by walking the lists.
     private var edgesReordered = false
     /// The dependents lists in CSR form, valid while `dependentsIndexed`: the dependents of `slot`
-    /// are `dependentTargets[dependentOffsets[slot] ..< dependentOffsets[slot + 1]]`, in the
-    /// order of its list (the latest linked first). Any link made or freed invalidates it.
-    private var dependentOffsets: [Int32] = []
+    /// are `dependentTargets[indexedDependents(of: slot)]` — from its node's
+    /// `firstIndexedDependent` to the next node's (or `dependentTargets.count`) — in the order of
+    /// its list (the latest linked first). Any link made or freed invalidates it.
     private var dependentTargets: [Int32] = []
     private var dependentsIndexed = false
     /// The slot of each registered name.
@@ -160,12 +200,16 @@ struct ServiceGraph: Sendable {
             dependencyNames.append(dependency)
         }
         let end = dependencySlots.count
+        // Slots and dependency positions are kept in 4 bytes: billions of them would not fit in
+        // memory anyway.
+        precondition(end < Int(Int32.max) && slot < Int(Int32.max) - 1 && end - first < 1 << 26, "too many services or dependencies")
         nodes.append(Node(startsEagerly: startsEagerly))
         marks.append(Mark())
-        links.append(Links(firstDependency: first, dependencyCount: end - first))
+        links.append(Links())
+        dependencyOffsets.append(Int32(end))
         names.append(name)
         // A service linked to nothing keeps the index valid: it has no dependents yet.
-        if dependentsIndexed { dependentOffsets.append(dependentOffsets[slot]) }
+        if dependentsIndexed { nodes[slot].firstIndexedDependent = Int32(dependentTargets.count) }
         var resolved = true, unstarted: Int32 = 0
         for position in first ..< end {
             count()
@@ -175,7 +219,7 @@ struct ServiceGraph: Sendable {
                 unresolved[dependencyName, default: []].append(slot)
                 continue
             }
-            dependencySlots[position] = dependency
+            dependencySlots[position] = Int32(dependency)
             addDependent(slot, to: dependency)
             if nodes[dependency].state != .started { unstarted += 1 }
             if nodes[dependency].state == .failed { links[slot].failedDependencies += 1 }
@@ -209,9 +253,9 @@ struct ServiceGraph: Sendable {
     mutating func unregister(_ name: String) -> (slot: Slot, state: State)? {
         guard let slot = slots.removeValue(forKey: name) else { return nil }
         let node = nodes[slot]
-        for position in links[slot].dependencyRange {
+        for position in dependencyRange(of: slot) {
             count()
-            let linked = dependencySlots[position]
+            let linked = Slot(dependencySlots[position])
             if linked >= 0 {
                 removeDependent(slot, from: linked)
             } else {
@@ -221,7 +265,7 @@ struct ServiceGraph: Sendable {
         }
         let dependents = dependents(of: slot)
         for dependent in dependents {
-            for position in links[dependent].dependencyRange where dependencySlots[position] == slot {
+            for position in dependencyRange(of: dependent) where dependencySlots[position] == Int32(slot) {
                 dependencySlots[position] = -1
             }
             removeDependent(dependent, from: slot)
@@ -236,10 +280,10 @@ struct ServiceGraph: Sendable {
 
     /// Links `slot`'s unresolved dependencies to the registered services, then recounts.
     private mutating func resolve(_ slot: Slot) {
-        for position in links[slot].dependencyRange where dependencySlots[position] < 0 {
+        for position in dependencyRange(of: slot) where dependencySlots[position] < 0 {
             count()
             guard let dependency = slots[dependencyNames[position]] else { continue }
-            dependencySlots[position] = dependency
+            dependencySlots[position] = Int32(dependency)
             addDependent(slot, to: dependency)
         }
         recount(slot)
@@ -248,12 +292,13 @@ struct ServiceGraph: Sendable {
     /// Recounts `slot`'s unresolved, unstarted and failed dependencies.
     private mutating func recount(_ slot: Slot) {
         var resolved = true, unstarted: Int32 = 0, failed = 0
-        for dependency in dependencySlots[links[slot].dependencyRange] {
+        let range = dependencyRange(of: slot)
+        for dependency in dependencySlots[range] {
             guard dependency >= 0 else { resolved = false; continue }
-            if nodes[dependency].state != .started { unstarted += 1 }
-            if nodes[dependency].state == .failed { failed += 1 }
+            if nodes[Int(dependency)].state != .started { unstarted += 1 }
+            if nodes[Int(dependency)].state == .failed { failed += 1 }
         }
-        count(links[slot].dependencyCount)
+        count(range.count)
         nodes[slot].isResolved = resolved
         nodes[slot].unstartedDependencies = unstarted
         links[slot].failedDependencies = failed
@@ -270,6 +315,7 @@ struct ServiceGraph: Sendable {
             links[dependency].firstDependent = reused
             edgesReordered = true
         } else {
+            precondition(dependentEdges.count < Int(Int32.max), "too many dependencies")
             dependentEdges.append(link)
             links[dependency].firstDependent = dependentEdges.count - 1
         }
@@ -318,7 +364,10 @@ struct ServiceGraph: Sendable {
     /// A cursor over `slot`'s dependents, the latest linked first.
     @inline(__always)
     private func dependentCursor(of slot: Slot) -> DependentCursor {
-        if dependentsIndexed { return DependentCursor(position: Int(dependentOffsets[slot]), end: Int(dependentOffsets[slot + 1])) }
+        if dependentsIndexed {
+            let run = indexedDependents(of: slot)
+            return DependentCursor(position: run.lowerBound, end: run.upperBound)
+        }
         return DependentCursor(position: links[slot].firstDependent, end: -1)
     }
 
@@ -349,18 +398,30 @@ struct ServiceGraph: Sendable {
         } else {
             // Links sit in `dependentEdges` in the order they were made, so each list is its
             // links in reverse order of position: a counting sort by dependency, in two
-            // sequential passes.
-            for edge in dependentEdges where edge.dependency >= 0 { offsets[edge.dependency + 1] += 1 }
-            for slot in nodes.indices { offsets[slot + 1] += offsets[slot] }
-            var fill = offsets
-            for edge in dependentEdges.reversed() where edge.dependency >= 0 {
-                targets[Int(fill[edge.dependency])] = Int32(edge.dependent)
-                fill[edge.dependency] += 1
+            // sequential passes over the links — counts, then (after the runs' ends are summed
+            // up) each link placed from the end of its run back, oldest first, so each run ends
+            // up newest first and each offset at its run's start.
+            for edge in dependentEdges where edge.dependency >= 0 { offsets[edge.dependency] += 1 }
+            var end: Int32 = 0
+            for slot in nodes.indices {
+                end += offsets[slot]
+                offsets[slot] = end
+            }
+            offsets[nodes.count] = end
+            for edge in dependentEdges where edge.dependency >= 0 {
+                offsets[edge.dependency] -= 1
+                targets[Int(offsets[edge.dependency])] = Int32(edge.dependent)
             }
         }
-        dependentOffsets = offsets
+        for slot in nodes.indices { nodes[slot].firstIndexedDependent = offsets[slot] }
         dependentTargets = targets
         dependentsIndexed = true
+    }
+
+    /// Where `slot`'s dependents are in `dependentTargets` (while the index is valid).
+    @inline(__always)
+    private func indexedDependents(of slot: Slot) -> Range<Int> {
+        Int(nodes[slot].firstIndexedDependent) ..< (slot + 1 < nodes.count ? Int(nodes[slot + 1].firstIndexedDependent) : dependentTargets.count)
     }
 
     // MARK: Queries
@@ -385,10 +446,16 @@ struct ServiceGraph: Sendable {
     /// How many dependents' links are allocated, free ones included (links are reused).
     var edgeCapacity: Int { dependentEdges.count }
 
+    /// Where `slot`'s dependencies are in `dependencySlots`.
+    @inline(__always)
+    private func dependencyRange(of slot: Slot) -> Range<Int> {
+        Int(dependencyOffsets[slot]) ..< Int(dependencyOffsets[slot + 1])
+    }
+
     /// Calls `body` with each resolved dependency of `slot`, in declaration order.
     @inline(__always)
     func forEachDependency(of slot: Slot, _ body: (Slot) -> Void) {
-        for position in links[slot].dependencyRange where dependencySlots[position] >= 0 { body(dependencySlots[position]) }
+        for dependency in dependencySlots[dependencyRange(of: slot)] where dependency >= 0 { body(Slot(dependency)) }
     }
 
     /// Calls `body` with each dependent of `slot`, the latest linked first.
@@ -403,6 +470,64 @@ struct ServiceGraph: Sendable {
         var result: [Slot] = []
         forEachDependent(of: slot) { result.append($0) }
         return result
+    }
+
+    /// The services a read-ahead covers, by how far it has got with them (see
+    /// ``readAhead(_:withDependencies:)``).
+    struct ReadAhead: Sendable {
+        /// The batch handed in this time: read now are their nodes (and, for shutdowns that
+        /// overlap, where their runs of dependencies are).
+        var first: [Slot] = []
+        /// The batch handed in last time: read now are their runs (of dependents and, for
+        /// shutdowns that overlap, dependencies).
+        var second: [Slot] = []
+        /// The dependents found in those runs last time: read now are their nodes.
+        var dependents: [Int32] = []
+        /// The dependents whose nodes were read last time.
+        var counted: [Int32] = []
+        /// Of `counted`, those that wait for at most one more dependency: the ones likely to be
+        /// made ready soon (a start prepares them).
+        var ready: [Slot] = []
+        /// The resolved dependencies found in the runs read this time, when asked for.
+        var dependencies: [Int32] = []
+        /// What was read, summed, so that the reads are not optimised away.
+        var sink = 0
+
+        /// The batch handed in this time becomes the batch of last time; `first` is emptied for
+        /// the next one.
+        mutating func handOn() {
+            swap(&first, &second)
+            first.removeAll(keepingCapacity: true)
+        }
+    }
+
+    /// Reads ahead of a pass that will start (or shut down) services in a known order, one step
+    /// further for each batch on each call: the nodes of the batch handed in this time (which
+    /// say where their runs of dependents are); the runs of the batch handed in last time (their
+    /// dependents, and with `withDependencies` their dependencies, replace `stages.dependents`
+    /// and `stages.dependencies`); the nodes of the dependents found last time; and, from the
+    /// nodes read last time, which of those are likely to be made ready soon
+    /// (`stages.ready`). Each step reads only what an earlier call brought into the cache, and
+    /// no branch waits on a read that may miss, so the reads of all the steps miss together
+    /// instead of one after the other. Only with the dependents index.
+    mutating func readAhead(_ stages: inout ReadAhead, withDependencies: Bool) {
+        guard dependentsIndexed else { return }
+        var sink = stages.sink
+        stages.ready.removeAll(keepingCapacity: true)
+        for dependent in stages.counted where nodes[Int(dependent)].unstartedDependencies <= 1 { stages.ready.append(Slot(dependent)) }
+        for dependent in stages.dependents { sink &+= Int(nodes[Int(dependent)].unstartedDependencies) }
+        swap(&stages.counted, &stages.dependents)
+        for slot in stages.first {
+            sink &+= Int(nodes[slot].firstIndexedDependent) &+ Int(nodes[slot].unstartedDependencies)
+            if withDependencies { sink &+= Int(dependencyOffsets[slot]) }
+        }
+        stages.dependents.removeAll(keepingCapacity: true)
+        stages.dependencies.removeAll(keepingCapacity: true)
+        for slot in stages.second {
+            stages.dependents.append(contentsOf: dependentTargets[indexedDependents(of: slot)])
+            if withDependencies { stages.dependencies.append(contentsOf: dependencySlots[dependencyRange(of: slot)]) }
+        }
+        stages.sink = sink
     }
 
     // MARK: Closure
@@ -429,7 +554,7 @@ struct ServiceGraph: Sendable {
             stack.append((root, 0))
             while let (slot, next) = stack.last {
                 count()
-                let range = links[slot].dependencyRange
+                let range = dependencyRange(of: slot)
                 if next == 0, !nodes[slot].isResolved {
                     let missing = range.first { dependencySlots[$0] < 0 }.map { dependencyNames[$0] } ?? ""
                     throw ServiceError(code: .missingDependency, service: names[slot], path: stack.map { names[$0.slot] } + [missing], detail: missing)
@@ -441,7 +566,7 @@ struct ServiceGraph: Sendable {
                     continue
                 }
                 stack[stack.count - 1].next += 1
-                let dependency = dependencySlots[range.lowerBound + next]
+                let dependency = Slot(dependencySlots[range.lowerBound + next])
                 let mark = marks[dependency]
                 if recordingChains && mark.neededBy < 0 {
                     marks[dependency].neededBy = Int32(slot)
@@ -500,13 +625,21 @@ struct ServiceGraph: Sendable {
         guard node.state == .registered || node.state == .destroyed, node.isResolved else { return .idle }
         guard node.unstartedDependencies > 0 else { return .ready }
         guard links[slot].failedDependencies > 0 else { return .waiting }
-        let failed = dependencySlots[links[slot].dependencyRange].first { nodes[$0].state == .failed } ?? slot
+        let failed = dependencySlots[dependencyRange(of: slot)].first { nodes[Int($0)].state == .failed }.map(Slot.init) ?? slot
         return .dependencyFailed(failed)
     }
 
     /// The service in `slot` is starting (it must be ``Readiness/ready``).
     mutating func markStarting(_ slot: Slot) {
         nodes[slot].state = .starting
+    }
+
+    /// Marks the service in `slot` starting if it is ``Readiness/ready``.
+    /// - Returns: Its readiness before.
+    mutating func markStartingIfReady(_ slot: Slot) -> Readiness {
+        let readiness = readiness(of: slot)
+        if readiness == .ready { nodes[slot].state = .starting }
+        return readiness
     }
 
     /// The service in `slot` has started.
@@ -547,7 +680,7 @@ struct ServiceGraph: Sendable {
             }
             count()
             guard isWanted(dependent), case .dependencyFailed(let dependency) = readiness(of: dependent) else { continue }
-            count(links[dependent].dependencyCount)
+            count(dependencyRange(of: dependent).count)
             failures.append(Failure(slot: dependent, dependency: dependency))
             stack.append((dependent, setFailed(dependent)))
         }

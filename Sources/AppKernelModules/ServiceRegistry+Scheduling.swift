@@ -12,52 +12,96 @@ import AppKernel
 // run back to back in one task, and each start that does suspend (I/O) gets the next service
 // started beside it: as many concurrent starts as there are suspended ones, as with a task each.
 // Deadlines are entries in one ``DeadlineQueue`` (one timer), not a sleeping task per service.
+//
+// Memory: when dependencies are drawn at random, Kahn's order reaches services in random order,
+// and with 100,000 of them what each start touches is out of the cache. So a start touches per
+// service little that is not contiguous: the service's ``Record`` when it is prepared (48 bytes),
+// the graph's 4-byte node, its run of dependents; the queued ``WorkerPool/Job`` carries what the
+// worker's call needs (no second look at the record), a boot's run waits in one bitset (no entry
+// per service), and a shutdown hands services out in order with no counting while none suspends.
+// What is left is read ahead: once per batch, the workers read what the next batches will
+// touch, a level at a time, so the cache misses of a batch overlap (``WorkerPool/readAhead``).
 extension ServiceRegistry {
-    /// What a service was registered with, and what its start creates — read when it starts,
-    /// not by the passes over all services.
-    @MainActor
-    final class Entry {
+    /// What a service was registered with that only failures, lookups and groups read — not the
+    /// starts and shutdowns themselves (their fields are in its ``Record``).
+    struct Entry {
         let mode: ServiceStartMode
         let policy: ServiceFailurePolicy
-        let deadline: Duration?
-        let factory: @MainActor () -> any Service
-        var instance: (any Service)?
         /// Its failure in the registry's ``ServiceFailureLog`` (its state is `.failed`).
         var failure: Int?
         /// The link naming who needed it, in the failure log, and the graph's chain version it
         /// was built at (it is stale at any other).
         var chainLink: (version: Int, link: Int)?
-        /// Whether a start (or shutdown) is under way whose outcome still counts: cleared by the
-        /// outcome, a timeout, or unregistration — whichever comes first.
-        var inFlight = false
-        /// The worker running its start or shutdown (cancelled on timeout).
-        var worker: Worker?
-        /// Its start's (or shutdown's) deadline in the registry's ``DeadlineQueue``.
-        var deadlineID: Int?
-        /// The shutdown it is part of, while it shuts down.
-        var shutdownRun: ShutdownRun?
+    }
 
-        /// Ends the call under way — its outcome came, its deadline passed, or it was abandoned —
-        /// removing its deadline (unless that is what fired: clear `deadlineID` first).
-        /// - Returns: The worker that ran it, if the call was still in flight (its outcome counts).
-        func endCall(_ deadlines: DeadlineQueue) -> Worker?? {
-            let worker = self.worker
-            self.worker = nil
-            guard inFlight else { return nil }
-            inFlight = false
-            if let deadlineID {
-                deadlines.remove(deadlineID)
-                self.deadlineID = nil
-            }
-            return .some(worker)
-        }
+    /// What starting and shutting down one service read and write, in one 48-byte record per
+    /// service kept in an array by slot: Kahn's order reaches services in random order, so what
+    /// preparing a start touches per service is one record (rather than an object and a list
+    /// elsewhere), small enough that the records of 100,000 services mostly stay in the cache.
+    struct Record {
+        /// Its instance, from its creation until it is destroyed or unregistered.
+        var instance: (any Service)?
+        /// The start (or shutdown) under way whose outcome still counts: its deadline's
+        /// identifier in the registry's ``DeadlineQueue``, or ``noDeadline``; ``noCall``: none.
+        /// A timeout or unregistration clears it, and so does a shutdown's outcome; a start's
+        /// outcome leaves it (the start's ``WorkerPool/Job`` carries the deadline): it is read
+        /// only while the service is `.starting` or a shutdown of it is under way.
+        var call = Record.noCall
+        /// Makes its instance.
+        let factory: @MainActor () -> any Service
+        /// Its start deadline: an index into the registry's `startDeadlines`.
+        let startDeadline: Int32
 
-        init(mode: ServiceStartMode, policy: ServiceFailurePolicy, deadline: Duration?, factory: @escaping @MainActor () -> any Service) {
-            self.mode = mode
-            self.policy = policy
-            self.deadline = deadline
+        /// `call` when no call is under way.
+        static let noCall = Int.min
+        /// `call` when a call is under way without a deadline.
+        static let noDeadline = -1
+
+        init(factory: @escaping @MainActor () -> any Service, startDeadline: Int32) {
             self.factory = factory
+            self.startDeadline = startDeadline
         }
+
+        /// What a start needs first: the factory if the instance is still to be made, and the
+        /// start deadline's index.
+        var preparation: (factory: (@MainActor () -> any Service)?, startDeadline: Int) {
+            (instance == nil ? factory : nil, Int(startDeadline))
+        }
+
+        /// A value read from the part a shutdown touches.
+        var touchCall: Int { (instance == nil ? 0 : 1) &+ call }
+
+        /// A value read from the whole record (both its cache lines, if it spans two).
+        var touchAll: Int { touchCall &+ Int(startDeadline) }
+
+        /// A start (or shutdown) begins, with its deadline's identifier (``noDeadline``: none).
+        mutating func beginCall(deadlineID: Int) {
+            call = deadlineID
+        }
+
+        /// Ends the call under way — its outcome came, its deadline passed, or it was abandoned.
+        /// - Returns: `nil` if no call was in flight; else its deadline's identifier
+        ///   (``noDeadline``: none), which the caller removes.
+        mutating func endCall() -> Int? {
+            guard call != Record.noCall else { return nil }
+            defer { call = Record.noCall }
+            return call
+        }
+    }
+
+    /// Ends the call under way in `slot` — its outcome came, its deadline passed, or it was
+    /// abandoned — removing its deadline (unless that is what fired: clear it first, with
+    /// `forgetDeadline(of:)`).
+    /// - Returns: Whether the call was still in flight (its outcome counts).
+    func endCall(_ slot: Slot) -> Bool {
+        guard let deadlineID = records[slot].endCall() else { return false }
+        if deadlineID >= 0 { deadlines.remove(deadlineID) }
+        return true
+    }
+
+    /// The deadline of the call under way in `slot` passed: the call goes on without one.
+    func forgetDeadline(of slot: Slot) {
+        if records[slot].call >= 0 { records[slot].call = Record.noDeadline }
     }
 
     /// A task that starts (or shuts down) services one after another.
@@ -70,48 +114,123 @@ extension ServiceRegistry {
 
     /// Services waiting for a worker, and the workers (see the top of this file). At most one
     /// worker is pending (created, not yet running) at a time, and at most `limit` exist.
+    ///
+    /// A pool with an order (shutdowns) hands out the services in that order while no call is
+    /// under way — each is then ready, since everything before it has finished — and needs no
+    /// bookkeeping for that. Once a worker asks for work while another's call is suspended,
+    /// `becameConcurrent` is told (it returns the ranks ready from then on) and the pool takes,
+    /// of the ranks it is given (``add(rank:)``), the lowest first.
     @MainActor
     final class WorkerPool {
-        private let queue = EventQueue<Slot>()
-        /// With a ranking: the waiting slots' ranks, each its own identifier (ranks are unique).
-        private var ranked = DueQueue<Int, Void>()
-        private let ranking: (rank: [Int], slotAt: [Slot])?
+        /// A service for a worker, with what preparing its start made (so that the call does
+        /// not look it up again: by then it is far out of the cache).
+        struct Job {
+            let slot: Slot
+            var instance: (any Service)?
+            /// Its deadline's identifier in the registry's ``DeadlineQueue``, or ``Record/noDeadline``.
+            var deadlineID = Record.noDeadline
+        }
+
+        private let queue = EventQueue<Job>()
+        /// The slot at each rank; `nil`: first come, first served.
+        private let order: [Slot]?
+        /// With an order, before it became concurrent: the next rank to hand out.
+        private var frontier = 0
+        /// With an order: whether calls have overlapped (then `ranked` holds the ranks ready).
+        private(set) var isConcurrent = false
+        private var ranked = RankSet(capacity: 0)
+        /// With an order: told when calls first overlap, with the first rank not handed out yet;
+        /// returns the ranks ready from then on.
+        var becameConcurrent: (@MainActor (Int) -> [Int])?
+        /// How many workers are inside a call.
+        private var busy = 0
+        /// The worker whose call began last and the service it calls, while that call is under
+        /// way; the others under way are in `suspended`. (A call that begins finds the one
+        /// before it either over or suspended — only then can another worker run — so the
+        /// usual run of calls that never suspend writes nothing per call but this.)
+        private var lastBegun: (worker: Worker, slot: Slot)?
+        /// The workers whose call is under way and suspended (other than `lastBegun`), by the
+        /// service they call.
+        private var suspended: [Slot: Worker] = [:]
         private var pending = false
         private var active = 0
         private let limit: Int
-        private let body: @MainActor (Slot, Worker) async -> Void
+        private let body: @MainActor (Job) async -> Void
+        /// Reads ahead (see ``readAheadIfDue()``); `nil`: never.
+        var readAhead: (@MainActor (inout ServiceGraph.ReadAhead) -> Void)?
+        private var readAheadCountdown = 0
+        private var stages = ServiceGraph.ReadAhead()
+        /// With an order: the rank taken last.
+        private var lastRank = 0
+        /// How many services a read-ahead covers.
+        static let readAheadBatch = 16
 
-        /// A pool taking services first come, first served — or, with a `ranking`, lowest
-        /// `rank[slot]` first (`slotAt` is its inverse: the slot of each rank).
-        init(limit: Int = .max, ranking: (rank: [Int], slotAt: [Slot])? = nil,
-             _ body: @escaping @MainActor (Slot, Worker) async -> Void) {
+        /// A pool taking services first come, first served — or, with an `order`, in that order
+        /// (see the type's description).
+        init(limit: Int = .max, order: [Slot]? = nil, _ body: @escaping @MainActor (Job) async -> Void) {
             self.limit = limit
-            self.ranking = ranking
+            self.order = order
             self.body = body
         }
 
-        private var isEmpty: Bool { ranking == nil ? queue.isEmpty : ranked.count == 0 }
-
-        private func take() -> Slot? {
-            guard let ranking else { return queue.dequeue() }
-            guard let first = ranked.first(isLive: { _ in true }) else { return nil }
-            ranked.removeFirst(first)
-            return ranking.slotAt[first.key]
+        private var isEmpty: Bool {
+            guard let order else { return queue.isEmpty }
+            return isConcurrent ? ranked.isEmpty : frontier == order.count
         }
 
-        /// Queues `slot` for a worker.
-        func add(_ slot: Slot) {
-            if let ranking {
-                let rank = ranking.rank[slot]
-                ranked.insert(rank, id: rank)
-            } else {
-                queue.enqueue(slot)
+        private func take() -> Job? {
+            guard let order else { return queue.dequeue() }
+            if !isConcurrent {
+                if busy == 0 {
+                    guard frontier < order.count else { return nil }
+                    lastRank = frontier
+                    frontier += 1
+                    return Job(slot: order[lastRank])
+                }
+                // A call is suspended: from now on, who is ready is counted.
+                isConcurrent = true
+                ranked = RankSet(capacity: order.count)
+                if let becameConcurrent { for rank in becameConcurrent(frontier) { ranked.insert(rank) } }
             }
+            guard let rank = ranked.removeFirst() else { return nil }
+            lastRank = rank
+            return Job(slot: order[rank])
+        }
+
+        /// Queues `job` for a worker (a pool without an order).
+        func add(_ job: Job) {
+            queue.enqueue(job)
             schedule()
         }
 
+        /// Queues the service at `rank` in the pool's order for a worker (once concurrent).
+        func add(rank: Int) {
+            ranked.insert(rank)
+            schedule()
+        }
+
+        /// Lets a worker start taking services (a pool with an order).
+        func begin() {
+            schedule()
+        }
+
+        /// The worker calling the service in `slot`, if a call of it is under way.
+        func worker(calling slot: Slot) -> Worker? {
+            if let lastBegun, lastBegun.slot == slot { return lastBegun.worker }
+            return suspended[slot]
+        }
+
+        /// Whether a call of the service in `slot` is under way in this pool.
+        func isCalling(_ slot: Slot) -> Bool { worker(calling: slot) != nil }
+
+        /// The call of the service in `slot` ran out of time (or its service was unregistered):
+        /// gives up its worker, if it has one — see ``abandon(_:)``.
+        func abandonWorker(calling slot: Slot) {
+            if let worker = worker(calling: slot) { abandon(worker) }
+        }
+
         /// `worker` ran out of time on its service: stop counting it, and let another take over.
-        func abandon(_ worker: Worker) {
+        private func abandon(_ worker: Worker) {
             guard !worker.abandoned else { return }
             worker.abandoned = true
             active -= 1
@@ -133,11 +252,42 @@ extension ServiceRegistry {
             }
         }
 
+        /// Once per batch of services taken, hands `readAhead` the batch three batches after the
+        /// next one (the services that come next in the order or the queue, ready or not): it
+        /// reads some of what they will touch now, and more of it on each of the next three
+        /// calls, so that what a batch's calls touch is in the cache when they run and the cache
+        /// misses of a batch overlap instead of each stalling its own call.
+        private func readAheadIfDue() {
+            guard let readAhead else { return }
+            readAheadCountdown -= 1
+            guard readAheadCountdown <= 0 else { return }
+            let batch = Self.readAheadBatch
+            readAheadCountdown = batch
+            stages.handOn()
+            if let order {
+                let first = min(lastRank + 3 * batch, order.count), end = min(lastRank + 4 * batch, order.count)
+                stages.first.append(contentsOf: order[first ..< end])
+            } else {
+                for offset in 3 * batch ..< 4 * batch {
+                    guard let job = queue.peek(offset) else { break }
+                    stages.first.append(job.slot)
+                }
+            }
+            readAhead(&stages)
+        }
+
         private func work(_ worker: Worker) async {
-            while !worker.abandoned, let slot = take() {
+            while !worker.abandoned, let job = take() {
+                let slot = job.slot
                 // A standby, in case this service's call suspends.
                 schedule()
-                await body(slot, worker)
+                readAheadIfDue()
+                if let previous = lastBegun { suspended[previous.slot] = previous.worker }
+                lastBegun = (worker, slot)
+                busy += 1
+                await body(job)
+                busy -= 1
+                if let last = lastBegun, last.worker === worker { lastBegun = nil } else { suspended[slot] = nil }
             }
             if !worker.abandoned { active -= 1 }
             schedule()
@@ -149,22 +299,64 @@ extension ServiceRegistry {
         #endif
     }
 
-    /// The runs waiting for one service: almost always one, kept without an array.
-    struct RunList {
-        private var first: Run?
-        private var rest: [Run] = []
-        var isEmpty: Bool { first == nil }
-        func contains(_ run: Run) -> Bool { first === run || rest.contains { $0 === run } }
+    /// The runs (not wide ones) waiting for one service, in 8 bytes: almost always one, kept
+    /// without an array (more share a box).
+    enum RunList {
+        case none
+        case one(Run)
+        case many(Runs)
+
+        /// Two or more runs.
+        final class Runs {
+            var runs: [Run]
+            init(_ runs: [Run]) { self.runs = runs }
+        }
+
+        init() { self = .none }
+
+        var isEmpty: Bool { if case .none = self { true } else { false } }
+
+        func contains(_ run: Run) -> Bool {
+            switch self {
+            case .none: false
+            case .one(let only): only === run
+            case .many(let box): box.runs.contains { $0 === run }
+            }
+        }
+
         mutating func append(_ run: Run) {
-            if first == nil { first = run } else { rest.append(run) }
+            switch self {
+            case .none: self = .one(run)
+            case .one(let only): self = .many(Runs([only, run]))
+            case .many(let box): box.runs.append(run)
+            }
         }
-        mutating func remove(_ run: Run) {
-            if first === run { first = rest.isEmpty ? nil : rest.removeFirst() } else { rest.removeAll { $0 === run } }
+
+        /// Removes `run`; returns whether it was there.
+        @discardableResult
+        mutating func remove(_ run: Run) -> Bool {
+            switch self {
+            case .none: return false
+            case .one(let only):
+                guard only === run else { return false }
+                self = .none
+                return true
+            case .many(let box):
+                let count = box.runs.count
+                box.runs.removeAll { $0 === run }
+                if box.runs.count == 1 { self = .one(box.runs[0]) } else if box.runs.isEmpty { self = .none }
+                return box.runs.count < count
+            }
         }
+
         /// Empties the list, returning what it held (without building an array for the usual one).
         mutating func takeAll() -> (first: Run?, rest: [Run]) {
-            defer { first = nil; rest = [] }
-            return (first, rest)
+            defer { self = .none }
+            switch self {
+            case .none: return (nil, [])
+            case .one(let only): return (only, [])
+            case .many(let box): return (box.runs.first, Array(box.runs.dropFirst()))
+            }
         }
     }
 
@@ -176,10 +368,32 @@ extension ServiceRegistry {
         var remaining: Int
         var error: ServiceError?
         var continuation: CheckedContinuation<Void, Never>?
-        init(waitingFor: [Slot]) {
+        /// For a wide run (see ``ServiceRegistry/wideRuns``): the services it still waits for.
+        /// A run that is not wide is in the waiting list of each service it waits for instead
+        /// (``ServiceRegistry/listedRuns``).
+        var pending: SlotSet?
+        /// When it began, among the registry's runs: of the runs one service settles, the
+        /// older is told first.
+        let number: Int
+        init(waitingFor: [Slot], number: Int) {
             self.waitingFor = waitingFor
+            self.number = number
             remaining = waitingFor.count
         }
+
+        /// Whether it still waits for the service in `slot` (a wide run only).
+        func isPending(_ slot: Slot) -> Bool { pending?.contains(slot) ?? false }
+    }
+
+    /// Whether a run waits for the service in `slot`.
+    func isWanted(_ slot: Slot) -> Bool {
+        for run in wideRuns where run.isPending(slot) { return true }
+        return listedWaits > 0 && listedRuns[slot] != nil
+    }
+
+    /// Whether `run` still waits for the service in `slot`.
+    private func waits(_ run: Run, for slot: Slot) -> Bool {
+        run.pending != nil ? run.isPending(slot) : listedRuns[slot]?.contains(run) ?? false
     }
 
     /// Starts `roots` and everything they need; returns when all are started or failed.
@@ -203,74 +417,115 @@ extension ServiceRegistry {
             }
         }
         guard !waitingFor.isEmpty else { return }
-        let run = Run(waitingFor: waitingFor)
-        for slot in waitingFor { waiting[slot].append(run) }
+        runsBegun += 1
+        let run = Run(waitingFor: waitingFor, number: runsBegun)
+        if waitingFor.count >= 64, waitingFor.count * 8 >= graph.slotCount {
+            // Wide: one bitset instead of an entry in each service's list.
+            run.pending = SlotSet(waitingFor, capacity: graph.slotCount)
+            wideRuns.append(run)
+            // (Only here: reserving a little more each time would copy the array each time.)
+            startedSlots.reserveCapacity(startedSlots.count + waitingFor.count)
+        } else {
+            for slot in waitingFor { listedRuns[slot, default: RunList()].append(run) }
+            listedWaits += waitingFor.count
+        }
         var timer: ScheduledTimer?
         if let deadline {
             timer = application.scheduleTimer(after: deadline) { [weak self, weak run] in
                 guard let self, let run, run.continuation != nil else { return }
-                let starting = run.waitingFor.filter { self.waiting[$0].contains(run) }.map { self.graph.name(of: $0) }
+                let starting = run.waitingFor.filter { self.waits(run, for: $0) }.map { self.graph.name(of: $0) }
                 self.complete(run, error: ServiceError(code: .bootTimedOut, service: starting.sorted().joined(separator: ", "), detail: "\(deadline)"))
             }
         }
-        for slot in waitingFor { if let ready = prepare(slot) { launch(ready) } }
+        for slot in waitingFor { if let job = prepare(slot) { starts.add(job) } }
         // Starts finish on later turns of the main actor; failures of dependencies can be known now.
         if run.remaining > 0 && run.error == nil {
             await withCheckedContinuation { run.continuation = $0 }
         }
         timer?.cancel()
         deadlines.releaseTimerIfIdle()
-        for slot in run.waitingFor where !waiting[slot].isEmpty { waiting[slot].remove(run) }
+        if run.pending != nil {
+            wideRuns.removeAll { $0 === run }
+        } else if run.remaining > 0 {
+            // Each service that settled took the run off its list; when all did, none is left.
+            for slot in run.waitingFor where listedRuns[slot]?.remove(run) == true {
+                listedWaits -= 1
+                if listedRuns[slot]?.isEmpty == true { listedRuns[slot] = nil }
+            }
+        }
         if let error = run.error { throw error }
     }
 
     /// Makes the service in `slot` ready to start — created, `.starting`, its deadline running —
     /// if it is wanted and the graph says it is ready; fails it (and what waits on it) if a
     /// dependency failed.
-    /// - Returns: The slot to start, or `nil`.
-    private func prepare(_ slot: Slot) -> Slot? {
-        guard !waiting[slot].isEmpty else { return nil }
-        switch graph.readiness(of: slot) {
+    /// - Returns: The start for a worker, or `nil`.
+    private func prepare(_ slot: Slot) -> WorkerPool.Job? {
+        guard isWanted(slot) else { return nil }
+        // Into a local first: switching over a query on the stored graph would copy the graph.
+        let readiness = graph.markStartingIfReady(slot)
+        switch readiness {
         case .idle, .waiting: return nil
         case .dependencyFailed(let dependency):
             fail(slot, .dependencyFailed, detail: graph.name(of: dependency), cause: dependency)
             return nil
         case .ready: break
         }
-        graph.markStarting(slot)
-        let entry = entries[slot]
-        if entry.instance == nil {
-            let instance = entry.factory()
-            entry.instance = instance
-            instance.didCreate()
+        let (factory, startDeadline) = records[slot].preparation
+        var instance = factory == nil ? records[slot].instance : nil
+        if let factory {
+            // The factory and `didCreate` run outside any access to the records: they may look
+            // services up.
+            let created = factory()
+            records[slot].instance = created
+            created.didCreate()
+            instance = created
         }
-        entry.inFlight = true
-        if let deadline = entry.deadline { entry.deadlineID = deadlines.add(after: deadline, tag: slot) }
-        return slot
+        let deadlineID = startDeadlines[startDeadline].map { deadlines.add(after: $0, tag: slot) } ?? Record.noDeadline
+        records[slot].beginCall(deadlineID: deadlineID)
+        return WorkerPool.Job(slot: slot, instance: instance, deadlineID: deadlineID)
     }
 
     /// The deadline of the call under way in `slot` passed (the ``DeadlineQueue`` already forgot it).
     func deadlinePassed(_ slot: Slot) {
-        let entry = entries[slot]
-        entry.deadlineID = nil
-        if let run = entry.shutdownRun { return shutdownTimedOut(slot, in: run) }
+        forgetDeadline(of: slot)
+        // A service is `.starting` only while its start is under way; otherwise this is a
+        // shutdown's deadline.
+        if graph.state(of: slot) != .starting {
+            if let run = shutdownRuns.first(where: { $0.pool?.isCalling(slot) ?? false }) { shutdownTimedOut(slot, in: run) }
+            return
+        }
         // A start: it is cancelled and fails.
-        guard let worker = entry.endCall(deadlines) else { return }
-        if let worker { starts.abandon(worker) }
-        fail(slot, .timedOut, detail: "\(entry.deadline.map { "\($0)" } ?? "")")
+        guard endCall(slot) else { return }
+        starts.abandonWorker(calling: slot)
+        fail(slot, .timedOut, detail: "\(startDeadlines[Int(records[slot].startDeadline)].map { "\($0)" } ?? "")")
     }
 
-    /// Queues the service in `slot` for a start worker.
-    private func launch(_ slot: Slot) {
-        starts.add(slot)
+    /// Reads ahead of the workers (see ``WorkerPool/readAhead``): the graph (see
+    /// ``ServiceGraph/readAhead(_:withDependencies:)``), then, for starts, the records of the
+    /// dependents likely to be made ready (their starts are prepared from them) and, for
+    /// shutdowns, the records of the batch handed in and — once shutdowns overlap — the pending
+    /// counts of the dependencies found.
+    func readAhead(_ stages: inout ServiceGraph.ReadAhead, shutdown run: ShutdownRun?) {
+        let concurrent = run?.pool?.isConcurrent ?? false
+        graph.readAhead(&stages, withDependencies: concurrent)
+        var sink = stages.sink
+        if let run {
+            for slot in stages.first { sink &+= records[slot].touchCall }
+            if concurrent { sink &+= run.touchPendingDependents(of: stages.dependencies) }
+        } else {
+            for slot in stages.ready { sink &+= records[slot].touchAll }
+        }
+        stages.sink = sink
     }
 
     /// Runs one service's start and takes its outcome, unless a timeout or unregistration came
     /// first (a start worker's body).
-    func start(_ slot: Slot, by worker: Worker) async {
-        let entry = entries[slot]
-        guard entry.inFlight, let instance = entry.instance else { return }
-        entry.worker = worker
+    func start(_ job: WorkerPool.Job) async {
+        let slot = job.slot
+        // A start is under way while its service is `.starting`: a timeout fails the service,
+        // unregistration removes it (and each ends the call).
+        guard graph.state(of: slot) == .starting, let instance = job.instance else { return }
         let outcome: Result<Void, any Error>
         do {
             try await instance.start()
@@ -278,9 +533,10 @@ extension ServiceRegistry {
         } catch {
             outcome = .failure(error)
         }
-        guard entry.endCall(deadlines) != nil else { return }
-        // Unregistered while it started: nothing waits for it any more.
+        // Timed out or unregistered meanwhile: the outcome does not count (and the deadline is
+        // gone).
         guard graph.state(of: slot) == .starting else { return }
+        if job.deadlineID >= 0 { deadlines.remove(job.deadlineID) }
         switch outcome {
         case .success:
             started(slot)
@@ -300,7 +556,7 @@ extension ServiceRegistry {
         startedSlots.append(slot)
         settle(slot, error: nil)
         for dependent in ready {
-            if let ready = prepare(dependent) { launch(ready) }
+            if let job = prepare(dependent) { starts.add(job) }
         }
         readyScratch = ready
     }
@@ -310,7 +566,7 @@ extension ServiceRegistry {
     /// pass without recursion; each failure is recorded once — a `dependencyFailed` one refers to
     /// its cause's record and shares the chain that needed it — and the runs waiting are told.
     private func fail(_ slot: Slot, _ code: ServiceError.Code, detail: String, cause: Slot? = nil) {
-        let dependents = graph.markFailed(slot) { !waiting[$0].isEmpty }
+        let dependents = graph.markFailed(slot) { isWanted($0) }
         record(slot, code, detail: detail, cause: cause)
         for failure in dependents {
             record(failure.slot, .dependencyFailed, detail: graph.name(of: failure.dependency), cause: failure.dependency)
@@ -320,11 +576,10 @@ extension ServiceRegistry {
     /// Records the failure of `slot` and tells the runs waiting for it (they fail with it when its
     /// policy is `failLaunch`).
     private func record(_ slot: Slot, _ code: ServiceError.Code, detail: String, cause: Slot?) {
-        let entry = entries[slot]
         let record = failures.record(code, service: graph.name(of: slot), detail: detail, link: chainLink(to: slot),
                                      cause: cause.flatMap { entries[$0].failure })
-        entry.failure = record
-        settle(slot, error: entry.policy == .failLaunch ? failures.error(at: record) : nil)
+        entries[slot].failure = record
+        settle(slot, error: entries[slot].policy == .failLaunch ? failures.error(at: record) : nil)
     }
 
     /// The link in the failure log naming who needed `slot` (`root → … → name`). Each service's
@@ -345,9 +600,29 @@ extension ServiceRegistry {
 
     /// Tells the runs waiting for the service in `slot`.
     func settle(_ slot: Slot, error: ServiceError?) {
-        let (first, rest) = waiting[slot].takeAll()
-        if let first { settle(first, error: error) }
-        for run in rest { settle(run, error: error) }
+        var (first, rest): (Run?, [Run]) = (nil, [])
+        if listedWaits > 0 {
+            if var list = listedRuns.removeValue(forKey: slot) { (first, rest) = list.takeAll() }
+            listedWaits -= (first == nil ? 0 : 1) + rest.count
+        }
+        guard let first else {
+            for run in wideRuns where run.isPending(slot) {
+                run.pending?.remove(slot)
+                settle(run, error: error)
+            }
+            return
+        }
+        guard !wideRuns.isEmpty else {
+            settle(first, error: error)
+            for run in rest { settle(run, error: error) }
+            return
+        }
+        // Both kinds: the older run first, as they began.
+        var runs = wideRuns.filter { $0.isPending(slot) }
+        for run in runs { run.pending?.remove(slot) }
+        runs += [first] + rest
+        runs.sort { $0.number < $1.number }
+        for run in runs { settle(run, error: error) }
     }
 
     /// One of the services `run` waits for has settled.

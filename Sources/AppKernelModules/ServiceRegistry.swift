@@ -38,22 +38,55 @@ public final class ServiceRegistry {
 
     /// The names, dependencies, states and counters.
     var graph = ServiceGraph()
-    /// What each service was registered with and what its start made, by slot (unregistered
-    /// ones stay as tombstones).
+    /// What each service was registered with that its starts do not read, and its failure, by
+    /// slot (unregistered ones stay as tombstones).
     var entries: [Entry] = []
-    /// The calls waiting for each service, by slot (a service is wanted while any waits).
-    var waiting: [RunList] = []
+    /// What each service's starts and shutdowns read and write — its factory, instance, the call
+    /// under way — by slot.
+    var records: [Record] = []
+    /// The runs that wait for many services (at least 64 and an eighth of the slots, as a boot
+    /// does) and so keep a bitset of them instead of an entry in each one's waiting list — the
+    /// start then touches no record of a service before that service is ready.
+    var wideRuns: [Run] = []
+    /// The runs that are not wide, in a waiting list per service they wait for (a service is
+    /// wanted while a run waits for it).
+    var listedRuns: [Slot: RunList] = [:]
+    /// How many entries the waiting lists hold, all together (when none, nothing is looked up).
+    var listedWaits = 0
+    /// How many runs have begun (numbering them).
+    var runsBegun = 0
+    /// The shutdowns under way (almost always none or one).
+    var shutdownRuns: [ShutdownRun] = []
+    /// The distinct start deadlines services were registered with; a ``Record`` names its one by
+    /// index (a service's record stays within 48 bytes).
+    var startDeadlines: [Duration?] = []
+    /// The index of each start deadline in `startDeadlines`.
+    private var startDeadlineIndex: [Duration?: Int32] = [:]
     /// The failures and the chains their errors name, shared by those errors.
     let failures = ServiceFailureLog()
     /// The deadlines of the starts and shutdowns under way, behind one timer; tagged by slot.
-    private(set) lazy var deadlines = DeadlineQueue(application: application) { [weak self] slot in self?.deadlinePassed(slot) }
+    /// (Constants, not lazy: each use of a lazy one retains it, and one that is weakly referenced
+    /// — the timer's closure does — is retained the slow way.)
+    let deadlines: DeadlineQueue
     /// The services ready to start, and the workers starting them.
-    private(set) lazy var starts = WorkerPool { [weak self] slot, worker in await self?.start(slot, by: worker) }
+    let starts: WorkerPool
     private var bootReady: [CheckedContinuation<Void, Never>] = []
     private var bootFinished = false
     private var lastBootError: ServiceError?
 
-    init(application: Application) { self.application = application }
+    init(application: Application) {
+        self.application = application
+        let link = Link()
+        deadlines = DeadlineQueue(application: application) { slot in link.registry?.deadlinePassed(slot) }
+        starts = WorkerPool { job in await link.registry?.start(job) }
+        starts.readAhead = { stages in link.registry?.readAhead(&stages, shutdown: nil) }
+        link.registry = self
+    }
+
+    /// The way back to the registry for the closures its deadline queue and start pool keep.
+    private final class Link {
+        weak var registry: ServiceRegistry?
+    }
 
     // MARK: Registration
 
@@ -69,9 +102,20 @@ public final class ServiceRegistry {
             application.reportDiagnostic(.moduleRefused, subject: "services", message: error.description)
             return false
         }
-        entries.append(Entry(mode: startMode, policy: failurePolicy, deadline: deadline ?? defaultStartDeadline, factory: factory))
-        waiting.append(RunList())
+        entries.append(Entry(mode: startMode, policy: failurePolicy))
+        records.append(Record(factory: factory, startDeadline: startDeadlineIndex(of: deadline ?? defaultStartDeadline)))
         return true
+    }
+
+    /// The index of `deadline` in `startDeadlines`, added if new (the last one is checked first:
+    /// services usually share one).
+    private func startDeadlineIndex(of deadline: Duration?) -> Int32 {
+        if let last = startDeadlines.last, last == deadline { return Int32(startDeadlines.count - 1) }
+        if let index = startDeadlineIndex[deadline] { return index }
+        let index = Int32(startDeadlines.count)
+        startDeadlines.append(deadline)
+        startDeadlineIndex[deadline] = index
+        return index
     }
 
     /// Registers an existing service instance (mPaaS's `registerService:forName:`), started with
@@ -86,12 +130,11 @@ public final class ServiceRegistry {
     /// tombstone (a few dozen bytes), so no other service's links move.
     public func unregisterService(named name: String) {
         guard let (slot, state) = graph.unregister(name) else { return }
-        let entry = entries[slot]
         // A start under way is abandoned; whoever waits for it learns it is gone.
-        if state == .starting, let worker = entry.endCall(deadlines), let worker { starts.abandon(worker) }
+        if state == .starting, endCall(slot) { starts.abandonWorker(calling: slot) }
         settle(slot, error: ServiceError(code: .unknown, service: name))
-        if let instance = entry.instance, state != .destroyed { instance.willDestroy() }
-        entry.instance = nil
+        if let instance = records[slot].instance, state != .destroyed { instance.willDestroy() }
+        records[slot].instance = nil
         startedSlots.removeAll { $0 == slot }
     }
 
@@ -132,7 +175,7 @@ public final class ServiceRegistry {
     /// started begins starting (use ``service(named:)`` to wait for it).
     public func findService(named name: String) -> (any Service)? {
         guard let slot = graph.slot(named: name) else { return nil }
-        if graph.state(of: slot) == .started { return entries[slot].instance }
+        if graph.state(of: slot) == .started { return records[slot].instance }
         if case .lazy = entries[slot].mode, graph.state(of: slot) == .registered { Task { _ = try? await self.service(named: name) } }
         return nil
     }
@@ -144,7 +187,7 @@ public final class ServiceRegistry {
         guard let slot = graph.slot(named: name) else { throw ServiceError(code: .unknown, service: name) }
         if graph.state(of: slot) != .started { try await start([slot]) }
         // The service may have been unregistered while it started.
-        guard graph.slot(named: name) == slot, graph.state(of: slot) == .started, let instance = entries[slot].instance else {
+        guard graph.slot(named: name) == slot, graph.state(of: slot) == .started, let instance = records[slot].instance else {
             if graph.slot(named: name) == slot, let failure = failure(ofSlot: slot) {
                 throw ServiceError(code: .startFailed, service: name, path: [name], detail: failure.description)
             }
@@ -219,100 +262,157 @@ public final class ServiceRegistry {
     /// `deadline` on the application's clock (`nil`: as long as it takes), then told
     /// `willDestroy`, once. A later start (a relaunch) makes and starts new instances.
     public func shutdown(deadline: Duration? = .seconds(5)) async {
-        let slotCount = graph.slotCount
-        var order: [Slot] = []
-        var isMember = [Bool](repeating: false, count: slotCount)
         // A started service always has its instance (unregistering or destroying one changes its state).
-        for slot in startedSlots.reversed() where graph.state(of: slot) == .started {
-            order.append(slot)
-            isMember[slot] = true
-        }
+        var order: [Slot] = []
+        order.reserveCapacity(startedSlots.count)
+        for slot in startedSlots.reversed() where graph.state(of: slot) == .started { order.append(slot) }
         startedSlots.removeAll()
         guard !order.isEmpty else { return }
-        // Each member's started dependents, counted from the dependents' side: in slot order, each
-        // reading its own run of dependency slots (no list walked per service).
-        var pendingDependents = [Int32](repeating: 0, count: slotCount)
-        for slot in 0 ..< slotCount where isMember[slot] {
-            graph.forEachDependency(of: slot) { if isMember[$0] { pendingDependents[$0] += 1 } }
-        }
-        var rank = [Int](repeating: 0, count: slotCount)
-        for (position, slot) in order.enumerated() { rank[slot] = position }
-        // Destroying each member walks its dependents (they wait for it again).
+        // Destroying each member walks its dependents (they wait for it again): from one
+        // contiguous index.
         graph.indexDependents(covering: order.count)
-        let run = ShutdownRun(deadline: deadline, order: order, isMember: isMember, pendingDependents: pendingDependents)
-        run.pool = WorkerPool(limit: max(1, maxConcurrentShutdowns), ranking: (rank, run.order)) { [weak self] slot, worker in
-            await self?.shutDown(slot, in: run, by: worker)
+        let run = ShutdownRun(deadline: deadline, order: order, slotCount: graph.slotCount)
+        let pool = WorkerPool(limit: max(1, maxConcurrentShutdowns), order: run.order) { [weak self] job in
+            await self?.shutDown(job.slot, in: run)
         }
-        for slot in run.order where run.pendingDependents[slot] == 0 { run.pool?.add(slot) }
-        await withCheckedContinuation { run.finished = $0 }
+        pool.becameConcurrent = { [weak self] frontier in self?.countPendingDependents(in: run, from: frontier) ?? [] }
+        pool.readAhead = { [weak self] stages in self?.readAhead(&stages, shutdown: run) }
+        run.pool = pool
+        shutdownRuns.append(run)
+        pool.begin()
+        await withCheckedContinuation { run.done = $0 }
+        shutdownRuns.removeAll { $0 === run }
         run.pool = nil
         deadlines.releaseTimerIfIdle()
     }
 }
 
 extension ServiceRegistry {
-    /// One call of ``shutdown(deadline:)``: who is still to go, and who waits for whom.
+    /// One call of ``shutdown(deadline:)``: who is still to go, and — once calls overlap — who
+    /// waits for whom.
+    ///
+    /// While no shutdown suspends, the services go one after another in `order` (newest start
+    /// first), each ready when its turn comes because all its dependents started later and so
+    /// went before it: nothing is counted. When a worker asks for the next service while
+    /// another's shutdown is suspended, the run counts, for each service not handed out yet,
+    /// its dependents that have not finished (``ServiceRegistry/countPendingDependents(in:from:)``);
+    /// from then on each finished shutdown releases its dependencies, and of the ready ones the
+    /// newest start goes first.
     final class ShutdownRun {
         let deadline: Duration?
-        /// The started services, newest start first.
+        /// The started services, newest start first: a service's rank is its position here.
         let order: [Slot]
-        /// Whether each slot is one of them.
-        let isMember: [Bool]
-        /// For each member, its started dependents that have not shut down yet.
-        var pendingDependents: [Int32]
+        /// Which slots are in `order`.
+        let members: SlotSet
+        /// Which members have finished (shut down, or run out of time) and been destroyed.
+        var finished: SlotSet
+        /// Once calls overlap: the rank of each member not handed out then, by slot.
+        var rank: [Int32] = []
+        /// Once calls overlap: for each member not handed out then, by slot, its started
+        /// dependents that have not finished.
+        var pendingDependents: [Int32] = []
         var remaining: Int
+        /// The ranks a finished shutdown made ready, reused.
+        var readyScratch: [Int] = []
         var pool: WorkerPool?
-        var finished: CheckedContinuation<Void, Never>?
+        var done: CheckedContinuation<Void, Never>?
 
-        init(deadline: Duration?, order: [Slot], isMember: [Bool], pendingDependents: [Int32]) {
+        init(deadline: Duration?, order: [Slot], slotCount: Int) {
             self.deadline = deadline
             self.order = order
-            self.isMember = isMember
-            self.pendingDependents = pendingDependents
+            var members = SlotSet(capacity: slotCount)
+            for slot in order { members.insert(slot) }
+            self.members = members
+            finished = SlotSet(capacity: slotCount)
             remaining = order.count
+        }
+
+        /// A value read from the pending counts of `slots` (see ``ServiceRegistry/readAhead(_:shutdown:)``).
+        func touchPendingDependents(of slots: [Int32]) -> Int {
+            guard !pendingDependents.isEmpty else { return 0 }
+            var sink = 0
+            for slot in slots where slot >= 0 { sink &+= Int(pendingDependents[Int(slot)]) }
+            return sink
+        }
+
+        /// Takes the pending counts out (put them back after): updating a local array is not
+        /// checked for exclusive access at each step.
+        func takePendingDependents() -> [Int32] {
+            defer { pendingDependents = [] }
+            return pendingDependents
         }
     }
 
+    /// Shutdowns in `run` overlap: counts, for each member from rank `frontier` on, its started
+    /// dependents that have not finished (one pass over their runs of dependents).
+    /// - Returns: The ranks of those with none, ready to go.
+    func countPendingDependents(in run: ShutdownRun, from frontier: Int) -> [Int] {
+        var rank = [Int32](repeating: -1, count: graph.slotCount)
+        var pendingDependents = [Int32](repeating: 0, count: graph.slotCount)
+        var ready: [Int] = []
+        let members = run.members, finished = run.finished
+        for position in frontier ..< run.order.count {
+            let slot = run.order[position]
+            rank[slot] = Int32(position)
+            var count: Int32 = 0
+            graph.forEachDependent(of: slot) { if members.contains($0) && !finished.contains($0) { count += 1 } }
+            pendingDependents[slot] = count
+            if count == 0 { ready.append(position) }
+        }
+        run.rank = rank
+        run.pendingDependents = pendingDependents
+        return ready
+    }
+
     /// Shuts one service down (a shutdown worker's body), within the run's deadline.
-    private func shutDown(_ slot: Slot, in run: ShutdownRun, by worker: Worker) async {
-        let entry = entries[slot]
-        guard let instance = entry.instance else { return finish(slot, in: run) }
-        entry.inFlight = true
-        entry.worker = worker
-        entry.shutdownRun = run
-        if let deadline = run.deadline { entry.deadlineID = deadlines.add(after: deadline, tag: slot) }
+    private func shutDown(_ slot: Slot, in run: ShutdownRun) async {
+        guard let instance = records[slot].instance else { return finish(slot, in: run) }
+        let deadlineID = run.deadline.map { deadlines.add(after: $0, tag: slot) } ?? Record.noDeadline
+        records[slot].beginCall(deadlineID: deadlineID)
         await instance.shutdown()
-        guard entry.endCall(deadlines) != nil else { return }
+        guard endCall(slot) else { return }
         finish(slot, in: run)
     }
 
     /// A shutdown ran past its deadline: the service is destroyed without waiting further, and its
     /// worker is given up.
     func shutdownTimedOut(_ slot: Slot, in run: ShutdownRun) {
-        guard let worker = entries[slot].endCall(deadlines) else { return }
-        if let worker { run.pool?.abandon(worker) }
+        guard endCall(slot) else { return }
+        run.pool?.abandonWorker(calling: slot)
         finish(slot, in: run)
     }
 
-    /// The service in `slot` has shut down (or ran out of time): destroy it and release what
-    /// depends on nothing else still running.
+    /// The service in `slot` has shut down (or ran out of time): destroy it and, once shutdowns
+    /// overlap, release what depends on nothing else still running.
     private func finish(_ slot: Slot, in run: ShutdownRun) {
-        entries[slot].shutdownRun = nil
-        if let instance = entries[slot].instance {
+        if let instance = records[slot].instance {
             instance.willDestroy()
-            entries[slot].instance = nil
+            records[slot].instance = nil
         }
         // A started one's dependents wait for it again.
         graph.markDestroyed(slot)
-        graph.forEachDependency(of: slot) { dependency in
-            guard run.isMember[dependency] else { return }
-            run.pendingDependents[dependency] -= 1
-            if run.pendingDependents[dependency] == 0 { run.pool?.add(dependency) }
+        run.finished.insert(slot)
+        if let pool = run.pool, pool.isConcurrent {
+            // The closure touches only locals and constants: a call out of it would make the
+            // graph be copied for the walk.
+            var pendingDependents = run.takePendingDependents()
+            var ready = run.readyScratch
+            run.readyScratch = []
+            ready.removeAll(keepingCapacity: true)
+            let rank = run.rank
+            graph.forEachDependency(of: slot) { dependency in
+                guard run.members.contains(dependency), rank[dependency] >= 0 else { return }
+                pendingDependents[dependency] -= 1
+                if pendingDependents[dependency] == 0 { ready.append(Int(rank[dependency])) }
+            }
+            run.pendingDependents = pendingDependents
+            for rank in ready { pool.add(rank: rank) }
+            run.readyScratch = ready
         }
         run.remaining -= 1
-        if run.remaining == 0, let finished = run.finished {
-            run.finished = nil
-            finished.resume()
+        if run.remaining == 0, let done = run.done {
+            run.done = nil
+            done.resume()
         }
     }
 }

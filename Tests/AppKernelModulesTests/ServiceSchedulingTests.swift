@@ -130,4 +130,43 @@ struct ServiceSchedulingTests {
                               "db.shutdown at 2.0 seconds", "db.destroy at 2.0 seconds"])
         #expect(context.services.deadlines.count == 0)
     }
+
+    @Test func aLookupDuringABootOfManyServicesWaitsForTheSameStarts() async throws {
+        let context = try context()
+        // A boot of 100 services waits in one bitset (a wide run); the lookup in waiting lists.
+        for index in 0..<100 {
+            context.services.register(named: "s\(index)", dependencies: index == 0 ? [] : ["s\(index / 2)"]) {
+                TimedService("s\(index)", log: self.log, clock: self.clock, startTakes: .seconds(1))
+            }
+        }
+        let boot = Task { try await context.services.startServices() }
+        try await clock.waitForSleepers(1)
+        let lookup = Task { @MainActor in ObjectIdentifier(try await context.services.service(named: "s7")) }
+        // Level by level (s7 needs s3, s1 and s0): each level's starts take one second together.
+        for sleepers in [1, 1, 2, 4, 8, 16, 32, 36] {
+            try await clock.waitForSleepers(sleepers)
+            await clock.advance(by: .seconds(1))
+        }
+        let found = try await lookup.value
+        #expect(found == context.services.findService(named: "s7").map(ObjectIdentifier.init), "the boot's instance, started once")
+        try await boot.value
+        #expect(context.services.startOrder.count == 100)
+        #expect(context.services.wideRuns.isEmpty && context.services.listedRuns.isEmpty && context.services.listedWaits == 0)
+    }
+
+    @Test func unregisteringAServiceABootOfManyWaitsForFailsTheBoot() async throws {
+        let context = try context()
+        for index in 0..<100 {
+            context.services.register(named: "s\(index)") { TimedService("s\(index)", log: self.log, clock: self.clock, startTakes: .seconds(1)) }
+        }
+        let boot = Task { try await context.services.startServices() }
+        try await clock.waitForSleepers(100)
+        context.services.unregisterService(named: "s42")
+        await clock.advance(by: .seconds(1))
+        let error = await #expect(throws: ServiceError.self) { try await boot.value }
+        #expect(error?.code == .unknown)
+        #expect(log.lines == ["s42.destroy at 0.0 seconds"], "cancelled while it started, destroyed once")
+        #expect(context.services.startOrder.count == 99)
+        #expect(context.services.deadlines.count == 0)
+    }
 }
