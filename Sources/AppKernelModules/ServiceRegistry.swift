@@ -118,11 +118,15 @@ public final class ServiceRegistry {
         return index
     }
 
-    /// Registers an existing service instance (mPaaS's `registerService:forName:`), started with
-    /// the eager services.
+    /// Registers an existing service instance (mPaaS's `registerService:forName:`): found at once
+    /// by ``findService(named:)`` (the app made it, so it is not told `didCreate`), started with the
+    /// eager services — or at once, when the services have started already.
     @discardableResult
     public func register(_ service: any Service, forName name: String, dependencies: [String] = []) -> Bool {
-        register(named: name, dependencies: dependencies) { service }
+        guard register(named: name, dependencies: dependencies, factory: { service }), let slot = graph.slot(named: name) else { return false }
+        records[slot].instance = service
+        if bootFinished { Task { _ = try? await self.service(named: name) } }
+        return true
     }
 
     /// Unregisters a service; a created one is told `willDestroy`, a start under way is cancelled,
@@ -171,13 +175,33 @@ public final class ServiceRegistry {
 
     // MARK: Lookup
 
-    /// A started service, at once; `nil` if unknown or not started. A lazy service that has not
-    /// started begins starting (use ``service(named:)`` to wait for it).
+    /// The service's instance, at once — mPaaS's `findServiceByName:`: a started service; an
+    /// instance the app registered (``register(_:forName:dependencies:)``); a lazy service on its
+    /// first use, made now (when everything it needs has started) and its start begun, as mPaaS
+    /// makes and starts a lazy service when it is first used (`start` is async here: await
+    /// ``service(named:)`` for it to finish). `nil` for an unknown or failed service, and for a
+    /// lazy one whose dependencies are still to start (their start is begun too).
     public func findService(named name: String) -> (any Service)? {
         guard let slot = graph.slot(named: name) else { return nil }
-        if graph.state(of: slot) == .started { return records[slot].instance }
-        if case .lazy = entries[slot].mode, graph.state(of: slot) == .registered { Task { _ = try? await self.service(named: name) } }
-        return nil
+        let state = graph.state(of: slot)
+        if state == .started { return records[slot].instance }
+        guard state == .registered || state == .starting else { return nil }
+        if state == .registered, case .lazy = entries[slot].mode {
+            if records[slot].instance == nil, dependenciesStarted(slot) {
+                let created = records[slot].factory()
+                records[slot].instance = created
+                created.didCreate()
+            }
+            Task { _ = try? await self.service(named: name) }
+        }
+        return records[slot].instance
+    }
+
+    /// Whether every dependency of `slot` has started.
+    private func dependenciesStarted(_ slot: Slot) -> Bool {
+        var started = true
+        graph.forEachDependency(of: slot) { if graph.state(of: $0) != .started { started = false } }
+        return started
     }
 
     /// The service, started (with its dependencies) if it was not — exactly once, however many

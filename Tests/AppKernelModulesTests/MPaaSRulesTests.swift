@@ -260,4 +260,41 @@ final class MPaaSRulesTests {
         context.forceExitApplication(a)
         #expect(context.applicationStack.map(\.name) == ["B"])
     }
+
+    // MARK: DTContext's service rules
+
+    @Test func aLazyServiceIsMadeAndStartedOnItsFirstUse() async throws {
+        let context = Context(application: try SimulatedHost(clock: clock).launch(delegate: DefaultApplicationDelegate()))
+        context.services.register(named: "GeoService", startMode: .lazy) { [trace] in LoggingService("Geo", log: trace) }
+        try await context.startServices()
+        #expect(trace.take().isEmpty, "lazy: nothing at boot")
+        let geo = try #require(context.findService(named: "GeoService"), "found on the first lookup")
+        #expect(trace.take() == ["Geo.created"])
+        _ = try await context.services.service(named: "GeoService")
+        #expect(trace.take() == ["Geo.start", "Geo.started"])
+        #expect(context.findService(named: "GeoService") === geo, "the same instance, started once")
+    }
+
+    @Test func aServiceRegisteredAfterBootIsFoundAndStartedAtOnce() async throws {
+        let context = Context(application: try SimulatedHost(clock: clock).launch(delegate: DefaultApplicationDelegate()))
+        try await context.startServices()
+        let push = LoggingService("Push", log: trace)
+        #expect(context.registerService(push, forName: "PushService"))
+        #expect(context.findService(named: "PushService") === push, "found at once")
+        _ = try await context.services.service(named: "PushService")
+        #expect(trace.take() == ["Push.start", "Push.started"], "started, and not told didCreate: the app made it")
+        #expect(context.services.state(of: "PushService") == .started)
+    }
+
+    @Test func anUnregisteredServiceIsDestroyedAndNoLongerFound() async throws {
+        let context = Context(application: try SimulatedHost(clock: clock).launch(delegate: DefaultApplicationDelegate()))
+        context.services.register(named: "KeychainService") { [trace] in LoggingService("Keychain", log: trace) }
+        try await context.startServices()
+        #expect(context.findService(named: "KeychainService") != nil)
+        _ = trace.take()
+        context.unregisterService(forName: "KeychainService")
+        #expect(trace.take() == ["Keychain.destroy"])
+        #expect(context.findService(named: "KeychainService") == nil)
+        #expect(context.registerService(LoggingService("Keychain2", log: trace), forName: "KeychainService"), "the name is free again")
+    }
 }

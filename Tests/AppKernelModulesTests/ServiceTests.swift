@@ -84,7 +84,8 @@ struct ServiceRegistryTests {
         }
         try await services.startServices()
         #expect(services.state(of: "geo") == .registered, "lazy: not started at boot")
-        #expect(services.findService(named: "geo") == nil)
+        #expect(made == 0)
+        #expect(services.findService(named: "geo") != nil, "the first use makes it (and begins its start)")
         let lookups = (0..<5).map { _ in
             Task { @MainActor in ObjectIdentifier(try await services.service(named: "geo")) }
         }
@@ -197,12 +198,12 @@ struct ServiceRegistryTests {
         services.register(named: "geo", dependencies: ["keychain"], startMode: .lazy) {
             LoggingService("geo", log: self.log, delay: .seconds(1), clock: self.clock)
         }
-        #expect(services.findService(named: "geo") == nil, "not started: the lookup starts it")
+        #expect(services.findService(named: "geo") == nil, "what it needs has not started: the lookup starts them and it")
         try await clock.waitForSleepers(1)
         #expect(log.lines == ["keychain.created", "keychain.start", "keychain.started", "geo.created", "geo.start"])
-        #expect(services.findService(named: "geo") == nil, "still starting; no second start")
+        let starting = try #require(services.findService(named: "geo"), "made and starting: found, no second start")
         await clock.advance(by: .seconds(1))
-        #expect(services.findService(named: "geo") != nil)
+        #expect(services.findService(named: "geo") === starting)
         #expect(log.lines.filter { $0 == "geo.start" }.count == 1)
     }
 
@@ -213,7 +214,7 @@ struct ServiceRegistryTests {
         #expect(!context.registerService(service, forName: "push"))
         #expect(context.services.lastRegistrationError?.description == "a service named 'push' is already registered")
         #expect(context.application.diagnostics.map(\.description) == ["[moduleRefused] services: a service named 'push' is already registered"])
-        #expect(context.findService(named: "push") == nil, "not started yet")
+        #expect(context.findService(named: "push") === service, "an instance the app registered is found at once")
         #expect(context.findService(named: "nope") == nil)
         context.unregisterService(forName: "push")
         #expect(context.services.registeredNames.isEmpty)
