@@ -1,7 +1,7 @@
 import AppKernel
 
 /// The control centre of micro-applications and services — mPaaS's `DTContext`, one per
-/// ``Application``.
+/// `Application`.
 ///
 /// ```swift
 /// let context = Context(application: app)
@@ -85,7 +85,7 @@ public final class Context {
 
     // MARK: Starting
 
-    /// Starts an app, pushed (animated or not). See ``startApplication(_:params:launchMode:)``.
+    /// Starts an app, pushed (animated or not). See ``startApplication(_:params:appClearTop:launchMode:sourceID:)``.
     @discardableResult
     public func startApplication(_ name: String, params: [String: String], animated: Bool) -> Bool {
         startApplication(name, params: params, launchMode: .push(animated: animated))
@@ -97,6 +97,11 @@ public final class Context {
     /// without, it exits where it is and a new instance starts on top. Starting the launcher
     /// while it is the root always pops to it.
     /// - Parameters:
+    ///   - name: The registered app's name.
+    ///   - params: What it starts (or resumes) with.
+    ///   - appClearTop: Bring an app already on the stack back by popping what is above it
+    ///     (default), or end it where it is and start a new instance on top.
+    ///   - launchMode: How it is shown (its delegate may change it).
     ///   - sourceID: Who starts it (mPaaS's `sourceId`); `nil`: the current app's name.
     /// - Returns: Whether the app is now on top; ``lastRefusal`` says why not.
     @discardableResult

@@ -3,9 +3,9 @@ import AppKernel
 /// A BootLoader that boots a ``Context`` — mPaaS's BootLoader with its framework: it makes the
 /// application's context before the first phase, runs `configure` (register apps and services,
 /// or load a ``RuntimeManifest``) as the ``loadModulesPhase``, starts the eager services in
-/// ``BootLoader/startNonLazyServicesPhase`` and the auto-start groups in
-/// ``BootLoader/startAutoStartServiceGroupsPhase`` (both awaited, dependency-ordered and
-/// parallel), and starts the launcher in ``BootLoader/startLauncherPhase``.
+/// `BootLoader.startNonLazyServicesPhase` and the auto-start groups in
+/// `BootLoader.startAutoStartServiceGroupsPhase` (both awaited, dependency-ordered and
+/// parallel), and starts the launcher in `BootLoader.startLauncherPhase`.
 ///
 /// ```swift
 /// let loader = ContextBootLoader { context in
@@ -15,9 +15,9 @@ import AppKernel
 /// ```
 ///
 /// A failing phase (a bad manifest, a `failLaunch` service, a refused launcher) stops the boot,
-/// names the phase, and reaches ``Application/hookErrorHandler``; the context keeps what
+/// names the phase, and reaches `Application.hookErrorHandler`; the context keeps what
 /// started, so the services shut down when the application terminates. The run-once group
-/// (``RuntimeManifest/runOnceGroup``) starts in ``BootLoader/startRunOnceServicesPhase``, before
+/// (``RuntimeManifest/runOnceGroup``) starts in `BootLoader.startRunOnceServicesPhase`, before
 /// the eager services; asynchronous auto-start groups start after the synchronous ones, and the
 /// boot does not wait for them.
 @MainActor

@@ -62,9 +62,9 @@ public struct ModuleClassRegistry {
 /// }
 /// ```
 ///
-/// Read with ``ConfigParser``, the strict reader the SDK's config files use too. Every key is
+/// Read with `ConfigParser`, the strict reader the SDK's config files use too. Every key is
 /// checked (unknown keys are errors that list the allowed ones, so typos do not pass silently);
-/// each ``ConfigError`` names the file, the key path and, for JSON, the line and column.
+/// each `ConfigError` names the file, the key path and, for JSON, the line and column.
 public struct RuntimeManifest: Sendable, Hashable {
     /// One micro-application: its name and its delegate class.
     public struct ApplicationEntry: Sendable, Hashable {
@@ -123,14 +123,14 @@ public struct RuntimeManifest: Sendable, Hashable {
     public var autoStartGroups: [ServiceGroup] { serviceGroups.filter(\.autoStart) }
 
     /// Reads and checks the manifest at `url` (`.json`, or `.plist`).
-    /// - Throws: ``ConfigError`` naming the file, the key path and, for JSON, the line and column.
+    /// - Throws: `ConfigError` naming the file, the key path and, for JSON, the line and column.
     public init(contentsOf url: URL) throws(ConfigError) {
         try self.init(ConfigParser.load(contentsOf: url))
     }
 
     /// Parses and checks a manifest; `file` names it in errors (a `.plist` name, or data starting
     /// with `<?xml` or `bplist`, is read as a property list).
-    /// - Throws: ``ConfigError`` naming the file, the key path and, for JSON, the line and column.
+    /// - Throws: `ConfigError` naming the file, the key path and, for JSON, the line and column.
     public init(data: Data, file: String) throws(ConfigError) {
         try self.init(ConfigParser.parse(data, file: file))
     }
@@ -273,7 +273,7 @@ extension Context {
     /// Registers a manifest's launcher, micro-apps, services and auto-start groups — all or
     /// nothing: every class is resolved, every name checked against what is registered, and the
     /// service graph checked for cycles and missing dependencies, before anything is kept.
-    /// - Throws: ``ConfigError`` naming the manifest's file and key path (no line: the manifest
+    /// - Throws: `ConfigError` naming the manifest's file and key path (no line: the manifest
     ///   was parsed already): `unknownReference` for a class, or a dependency, nobody registered,
     ///   `duplicateName` for a name registered already, `dependencyCycle`.
     public func load(_ manifest: RuntimeManifest, classes: ModuleClassRegistry) throws(ConfigError) {
@@ -317,7 +317,7 @@ extension Context {
     }
 
     /// Reads the manifest at `url` and loads it; see ``load(_:classes:)``.
-    /// - Throws: ``ConfigError``, from reading the file or from loading it.
+    /// - Throws: `ConfigError`, from reading the file or from loading it.
     public func loadManifest(at url: URL, classes: ModuleClassRegistry) throws(ConfigError) {
         try load(RuntimeManifest(contentsOf: url), classes: classes)
     }

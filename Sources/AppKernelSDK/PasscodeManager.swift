@@ -46,7 +46,7 @@ public struct FilePasscodeStore: PasscodeStore {
         return try? JSONDecoder().decode(PasscodeRecord.self, from: data)
     }
 
-    /// Writes the record (owner-only from the first byte, atomically: ``PrivateFile``), or removes the file.
+    /// Writes the record (owner-only from the first byte, atomically: `PrivateFile`), or removes the file.
     public func save(_ record: PasscodeRecord?) throws {
         guard let record else {
             if FileManager.default.fileExists(atPath: url.path) { try FileManager.default.removeItem(at: url) }

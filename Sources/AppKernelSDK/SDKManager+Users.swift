@@ -17,7 +17,7 @@ public struct UserChange: Sendable, Hashable {
     public var from: UserAccountIdentity?
     /// The user after.
     public var to: UserAccountIdentity?
-    /// Why the user logged out (`nil` for a switch): ``LogoutReason/passcodeFailures`` when too
+    /// Why the user logged out (`nil` for a switch): `LogoutReason.passcodeFailures` when too
     /// many wrong passcodes logged every user out.
     public var reason: LogoutReason?
 
@@ -190,7 +190,7 @@ extension SDKManager {
     /// Too many wrong passcodes: the passcode protects the app, not one user — it is forgotten
     /// and every user is logged out (their stores and credentials wiped on the way), the others
     /// first and the current one last, so no other user ever becomes current on the way. Observers
-    /// hear one ``UserChange`` with reason ``LogoutReason/passcodeFailures``, and the app returns to
+    /// hear one ``UserChange`` with reason `LogoutReason.passcodeFailures`, and the app returns to
     /// login.
     func passcodeAttemptsExhausted() async {
         passcode.reset()

@@ -78,7 +78,7 @@ open class SDKManager {
     public let launchEngine = PhaseEngine<LaunchPhase>(
         name: "sdk", steps: LaunchPhase.allCases.map { phase in .init(phase, body: .async { try await $0.performDefault(phase) }) })
     /// How users log in: by default the org's login page in the system browser, with the redirect
-    /// caught on 127.0.0.1 (``LoginMethod/loopback(port:opener:timeout:clock:)``); `.deviceFlow` on a
+    /// caught on 127.0.0.1 (`LoginMethod.loopback(port:opener:timeout:clock:)`); `.deviceFlow` on a
     /// machine without a browser; `.autoApprove()` against a test org that approves at once.
     public var loginMethod: LoginMethod = .loopback()
     /// Receives every launch failure — the Mobile SDK's `launchErrorAction`.
