@@ -178,15 +178,7 @@ final class MPaaSRulesTests {
     // MARK: The app stack
 
     func stack(_ names: [String], configure: @escaping @MainActor (RecordingApp) -> Void = { _ in }) throws -> Context {
-        let context = Context(application: try SimulatedHost().launch(delegate: DefaultApplicationDelegate()))
-        for name in names {
-            context.registerApplication(named: name) { [trace] in
-                let app = RecordingApp(name: name, trace: trace)
-                configure(app)
-                return app
-            }
-        }
-        return context
+        try recordingContext(host: SimulatedHost(), trace: trace, names: names, configure: configure)
     }
 
     @Test func startingAnAppOnTheStackClearsWhatIsAboveItByDefault() throws {

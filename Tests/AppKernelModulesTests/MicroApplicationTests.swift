@@ -50,6 +50,22 @@ import AppKernelTesting
     func applicationDidReceiveMemoryWarning(_ application: MicroApplication) { log("memoryWarning") }
 }
 
+/// A context on a launch of `host` with `names` registered, each app's delegate a `RecordingApp`
+/// (set up by `configure`) writing to `trace`, made when the app starts.
+@MainActor
+func recordingContext(host: SimulatedHost, trace: CallLog, names: [String],
+                      configure: @escaping @MainActor (RecordingApp) -> Void = { _ in }) throws -> Context {
+    let context = Context(application: try host.launch(delegate: DefaultApplicationDelegate()))
+    for name in names {
+        context.registerApplication(named: name) { [trace] in
+            let app = RecordingApp(name: name, trace: trace)
+            configure(app)
+            return app
+        }
+    }
+    return context
+}
+
 @MainActor
 struct MicroApplicationTests {
     let trace = CallLog()
@@ -58,15 +74,7 @@ struct MicroApplicationTests {
 
     /// A context with `names` registered; each app's delegate is made (and kept) when it starts.
     func context(_ names: [String], configure: @escaping @MainActor (RecordingApp) -> Void = { _ in }) throws -> Context {
-        let context = Context(application: try host.launch(delegate: DefaultApplicationDelegate()))
-        for name in names {
-            context.registerApplication(named: name) { [trace] in
-                let app = RecordingApp(name: name, trace: trace)
-                configure(app)
-                return app
-            }
-        }
-        return context
+        try recordingContext(host: host, trace: trace, names: names, configure: configure)
     }
 
     @Test func startingAnAppRunsEveryLaunchCallbackInOrderAndPausesTheOneBelow() throws {
