@@ -1,9 +1,8 @@
-/// Items ordered by when they are due — the queue behind the test clock's timers, the kernel's
-/// deadline queue and the services' shutdown order. Each item is a key (an instant, an uptime, a
-/// rank), a value (what is due; `Void` for owners that keep it elsewhere) and a unique
-/// identifier, which breaks ties: of two items with equal keys, the one
-/// inserted first must have the smaller identifier (identifiers that grow with every insertion
-/// always do; so do unique keys used as their own identifiers).
+/// Items ordered by when they are due — the queue behind the test clock's timers and the
+/// kernel's deadline queue. Each item is a key (an instant, an uptime), a value (what is due;
+/// `Void` for owners that keep it elsewhere) and a unique identifier, which breaks ties: of two
+/// items with equal keys, the one inserted first must have the smaller identifier (identifiers
+/// that grow with every insertion always do; so do unique keys used as their own identifiers).
 ///
 /// Items inserted in due order — the usual case: the same delay after a clock that only moves
 /// forward — go to a FIFO run, O(1) in and out; an item due earlier than the run's last goes to a
