@@ -16,8 +16,12 @@ are applied by the sanitizers themselves. One case cannot be a suppression and i
 
 Usage: triage.py <log prefix> (e.g. .build-asan/sanitizer-logs/asan)
 Prints each failing report and a summary; exit status 1 when any report is in project code.
+With APPKERNEL_LSAN=report, leaks in project code are printed and counted but do not fail the
+run (memory errors, races and exclusivity traps always do): a stopgap while a known leak waits
+for its owner's fix, never the default.
 """
 import glob
+import os
 import re
 import sys
 
@@ -44,13 +48,14 @@ def main():
     prefix = sys.argv[1]
     files = sorted(glob.glob(prefix + ".*"))
     bad = 0
+    leaking = 0
     side_tables_only = 0
     for path in files:
         text = open(path, errors="replace").read()
         if "ERROR: LeakSanitizer" in text:
             failing = triage_leaks(text)
             if failing:
-                bad += 1
+                leaking += 1
                 print(f"== {path}: {len(failing)} leak(s) in project code")
                 for block in failing[:20]:
                     print(block.strip()[:4000])
@@ -64,9 +69,11 @@ def main():
                 print(f"== {path}: {kind}")
                 print(text[:20000])
                 break
-    print(f"sanitizer logs: {len(files)} file(s), {bad} with reports in project code, "
+    report_only = os.environ.get("APPKERNEL_LSAN") == "report"
+    print(f"sanitizer logs: {len(files)} file(s), {bad} with errors or races, {leaking} with leaks in project code"
+          f"{' (APPKERNEL_LSAN=report: not failing)' if report_only and leaking else ''}, "
           f"{side_tables_only} with only the side tables of objects alive at exit")
-    return 1 if bad else 0
+    return 1 if bad or (leaking and not report_only) else 0
 
 
 if __name__ == "__main__":
