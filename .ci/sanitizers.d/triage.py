@@ -62,7 +62,8 @@ def main():
                     print()
             else:
                 side_tables_only += 1
-        for kind in ("ERROR: AddressSanitizer", "WARNING: ThreadSanitizer", "ERROR: ThreadSanitizer",
+        for kind in ("ERROR: AddressSanitizer", "WARNING: ThreadSanitizer", "ERROR: ThreadSanitizer", "ThreadSanitizer: failed",
+                     "AddressSanitizer: failed",
                      "runtime error:", "Simultaneous accesses"):
             if kind in text:
                 bad += 1

@@ -70,9 +70,13 @@ public enum ConfigParser {
 /// The JSON parser behind ``ConfigParser/parseJSON(_:file:)``: one pass over the UTF-8 bytes,
 /// tracking the line and where it starts so that every value and error has a line and column.
 private struct JSONScanner {
+    /// How deeply objects and arrays may nest (as Foundation's JSON parser allows).
+    static let maximumDepth = 512
     let bytes: [UInt8]
     let file: String
     var index = 0
+    /// How many objects and arrays enclose the value being read.
+    var depth = 0
     var line = 1
     var lineStart = 0
     /// A place on the current line whose column is known, so that columns are counted once.
@@ -146,8 +150,13 @@ private struct JSONScanner {
             ConfigValue(kind: kind, file: file, keyPath: keyPath, line: startLine, column: startColumn)
         }
         switch byte {
-        case UInt8(ascii: "{"): return make(.object(try members(of: keyPath)))
-        case UInt8(ascii: "["): return make(.array(try elements(of: keyPath)))
+        case UInt8(ascii: "{"), UInt8(ascii: "["):
+            // Each level is a few stack frames: a limit keeps a hostile file from overflowing the
+            // stack (a crash the config fuzz target found with 2,400 '[').
+            guard depth < Self.maximumDepth else { throw failure("the document nests deeper than \(Self.maximumDepth) levels") }
+            depth += 1
+            defer { depth -= 1 }
+            return byte == UInt8(ascii: "{") ? make(.object(try members(of: keyPath))) : make(.array(try elements(of: keyPath)))
         case UInt8(ascii: "\""): return make(.string(try string()))
         case UInt8(ascii: "t"): try literal("true"); return make(.bool(true))
         case UInt8(ascii: "f"): try literal("false"); return make(.bool(false))

@@ -70,6 +70,7 @@ struct HookRegistryTests {
         try host.sendMemoryWarning()
         #expect(log.take() == ["adder", "added", "app.memoryWarning"])
         withExtendedLifetime(adder) {}
+        added = nil   // the adder's closure holds `added`, which holds the chain: let the cycle go
     }
 
     @Test func aHookAddedToALaterStageDuringDispatchWaitsForTheNextDispatch() throws {
@@ -86,6 +87,7 @@ struct HookRegistryTests {
         try host.sendMemoryWarning()
         #expect(log.take() == ["before", "stopper"], "the next one sees them")
         withExtendedLifetime(adder) {}
+        added.removeAll()   // as above: the closure holds `added`
     }
 
     @Test func removingDuringDispatchAffectsTheNextDispatchOnly() throws {
