@@ -59,11 +59,41 @@ public enum ConfigParser {
     /// gives none).
     /// - Throws: ``ConfigError`` `malformed` when it is not a property list.
     public static func parsePropertyList(_ data: Data, file: String) throws(ConfigError) -> ConfigValue {
+        // Foundation's reader (swift-corelibs-foundation, Swift 6.3) crashes the process bridging
+        // a binary property list's set of dictionaries to Swift — the config fuzz target found it.
+        // Config files never hold sets: such a file is refused before Foundation reads it.
+        if BinaryPropertyList.containsSet([UInt8](data)) {
+            throw ConfigError(code: .malformed, file: file, keyPath: "", reason: "not a valid property list: it holds a set")
+        }
         let object: Any
         do { object = try PropertyListSerialization.propertyList(from: data, options: [], format: nil) } catch {
             throw ConfigError(code: .malformed, file: file, keyPath: "", reason: "not a valid property list: \(error.localizedDescription)")
         }
         return ConfigValue(JSONValue(foundationObject: object), file: file)
+    }
+}
+
+/// Just enough of the binary property list format (`bplist00`: objects, an offset table and a
+/// 32-byte trailer) to find a set among the objects (marker `0xC_`).
+enum BinaryPropertyList {
+    static func containsSet(_ bytes: [UInt8]) -> Bool {
+        guard bytes.count >= 40, bytes.starts(with: Array("bplist".utf8)) else { return false }
+        let trailer = bytes.count - 32
+        /// The big-endian unsigned integer of `size` bytes at `start`, if it is inside the file.
+        func integer(at start: Int, size: Int) -> Int? {
+            guard (1...8).contains(size), start >= 0, start <= bytes.count - size else { return nil }
+            var value: UInt64 = 0
+            for byte in bytes[start..<start + size] { value = value << 8 | UInt64(byte) }
+            return value <= UInt64(Int.max) ? Int(value) : nil
+        }
+        let offsetSize = Int(bytes[trailer + 6])
+        guard (1...8).contains(offsetSize), let count = integer(at: trailer + 8, size: 8),
+              let table = integer(at: trailer + 24, size: 8), table < trailer else { return false }
+        for index in 0..<min(count, (trailer - table) / offsetSize) {
+            guard let offset = integer(at: table + index * offsetSize, size: offsetSize), offset < trailer else { continue }
+            if bytes[offset] & 0xF0 == 0xC0 { return true }
+        }
+        return false
     }
 }
 

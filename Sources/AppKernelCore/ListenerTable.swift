@@ -4,6 +4,10 @@
 // `_withUnsafeGuaranteedRef`, `unsafeDowncast`). Each use carries its proof beside it; nothing
 // outside this file may use those constructs (DESIGN.md, "Rules").
 //
+// `APPKERNEL_CHECKED_EXCLUSIVITY` (a build flag, `.ci/sanitizers exclusivity`) turns every
+// `@exclusivity(unchecked)` below back into an ordinary checked declaration, so that the runtime
+// checks the proofs: the exclusivity stress test runs the dispatch path that way.
+//
 // Everything here is touched on the main actor only. The types are not actor-isolated so that the
 // per-listener loop carries no executor check; debug builds check the isolation instead
 // (`checkIsolation()`).
