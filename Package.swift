@@ -104,7 +104,7 @@ let package = Package(
             swiftSettings: strictSettings),
         .testTarget(name: "AppKernelStoreTests", dependencies: ["AppKernelStore", "AppKernelAuth", "ChildProcess", "StoreCrashWriter"],
                     swiftSettings: strictSettings),
-        .testTarget(name: "AppKernelAuthTests", dependencies: ["AppKernelAuth", "CredentialStoreWriter", "LoopbackServer"], exclude: ["Fixtures"],
+        .testTarget(name: "AppKernelAuthTests", dependencies: ["AppKernelAuth", "CredentialStoreWriter", "LoopbackServer", "ChildProcess"], exclude: ["Fixtures"],
                     swiftSettings: strictSettings),
         .testTarget(name: "AppKernelSyncTests", dependencies: ["AppKernelSync", "AppKernelStore", "AppKernelREST", "AppKernelAuth", "AppKernelTesting"],
                     swiftSettings: strictSettings),

@@ -59,6 +59,12 @@ public enum ConfigParser {
     /// gives none).
     /// - Throws: ``ConfigError`` `malformed` when it is not a property list.
     public static func parsePropertyList(_ data: Data, file: String) throws(ConfigError) -> ConfigValue {
+        // Foundation's reader (swift-corelibs-foundation, Swift 6.3) crashes the process bridging
+        // a binary property list's set of dictionaries to Swift — the config fuzz target found it.
+        // Config files never hold sets: such a file is refused before Foundation reads it.
+        if BinaryPropertyList.containsSet([UInt8](data)) {
+            throw ConfigError(code: .malformed, file: file, keyPath: "", reason: "not a valid property list: it holds a set")
+        }
         let object: Any
         do { object = try PropertyListSerialization.propertyList(from: data, options: [], format: nil) } catch {
             throw ConfigError(code: .malformed, file: file, keyPath: "", reason: "not a valid property list: \(error.localizedDescription)")
@@ -67,12 +73,40 @@ public enum ConfigParser {
     }
 }
 
+/// Just enough of the binary property list format (`bplist00`: objects, an offset table and a
+/// 32-byte trailer) to find a set among the objects (marker `0xC_`).
+enum BinaryPropertyList {
+    static func containsSet(_ bytes: [UInt8]) -> Bool {
+        guard bytes.count >= 40, bytes.starts(with: Array("bplist".utf8)) else { return false }
+        let trailer = bytes.count - 32
+        /// The big-endian unsigned integer of `size` bytes at `start`, if it is inside the file.
+        func integer(at start: Int, size: Int) -> Int? {
+            guard (1...8).contains(size), start >= 0, start <= bytes.count - size else { return nil }
+            var value: UInt64 = 0
+            for byte in bytes[start..<start + size] { value = value << 8 | UInt64(byte) }
+            return value <= UInt64(Int.max) ? Int(value) : nil
+        }
+        let offsetSize = Int(bytes[trailer + 6])
+        guard (1...8).contains(offsetSize), let count = integer(at: trailer + 8, size: 8),
+              let table = integer(at: trailer + 24, size: 8), table < trailer else { return false }
+        for index in 0..<min(count, (trailer - table) / offsetSize) {
+            guard let offset = integer(at: table + index * offsetSize, size: offsetSize), offset < trailer else { continue }
+            if bytes[offset] & 0xF0 == 0xC0 { return true }
+        }
+        return false
+    }
+}
+
 /// The JSON parser behind ``ConfigParser/parseJSON(_:file:)``: one pass over the UTF-8 bytes,
 /// tracking the line and where it starts so that every value and error has a line and column.
 private struct JSONScanner {
+    /// How deeply objects and arrays may nest (as Foundation's JSON parser allows).
+    static let maximumDepth = 512
     let bytes: [UInt8]
     let file: String
     var index = 0
+    /// How many objects and arrays enclose the value being read.
+    var depth = 0
     var line = 1
     var lineStart = 0
     /// A place on the current line whose column is known, so that columns are counted once.
@@ -146,8 +180,13 @@ private struct JSONScanner {
             ConfigValue(kind: kind, file: file, keyPath: keyPath, line: startLine, column: startColumn)
         }
         switch byte {
-        case UInt8(ascii: "{"): return make(.object(try members(of: keyPath)))
-        case UInt8(ascii: "["): return make(.array(try elements(of: keyPath)))
+        case UInt8(ascii: "{"), UInt8(ascii: "["):
+            // Each level is a few stack frames: a limit keeps a hostile file from overflowing the
+            // stack (a crash the config fuzz target found with 2,400 '[').
+            guard depth < Self.maximumDepth else { throw failure("the document nests deeper than \(Self.maximumDepth) levels") }
+            depth += 1
+            defer { depth -= 1 }
+            return byte == UInt8(ascii: "{") ? make(.object(try members(of: keyPath))) : make(.array(try elements(of: keyPath)))
         case UInt8(ascii: "\""): return make(.string(try string()))
         case UInt8(ascii: "t"): try literal("true"); return make(.bool(true))
         case UInt8(ascii: "f"): try literal("false"); return make(.bool(false))

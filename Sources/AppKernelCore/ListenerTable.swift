@@ -4,6 +4,10 @@
 // `_withUnsafeGuaranteedRef`, `unsafeDowncast`). Each use carries its proof beside it; nothing
 // outside this file may use those constructs (DESIGN.md, "Rules").
 //
+// `APPKERNEL_CHECKED_EXCLUSIVITY` (a build flag, `.ci/sanitizers exclusivity`) turns every
+// `@exclusivity(unchecked)` below back into an ordinary checked declaration, so that the runtime
+// checks the proofs: the exclusivity stress test runs the dispatch path that way.
+//
 // Everything here is touched on the main actor only. The types are not actor-isolated so that the
 // per-listener loop carries no executor check; debug builds check the isolation instead
 // (`checkIsolation()`).
@@ -142,10 +146,17 @@ final class ClosureRegistrar: Registrar {
 /// to them spans a call that could reach them again — the counter is updated around the call, not
 /// during it, and `handler` is read into a local before the call.
 @_spi(AppKernelInternals) public final class ListenerEntry: @unchecked Sendable {
+    #if APPKERNEL_CHECKED_EXCLUSIVITY
+    @usableFromInline var handler: Unmanaged<ListenerHandler>?
+    @usableFromInline var callsInProgress = 0
+    /// Whether the token was cancelled or dropped.
+    @usableFromInline package internal(set) var isCancelled = false
+    #else
     @exclusivity(unchecked) @usableFromInline var handler: Unmanaged<ListenerHandler>?
     @exclusivity(unchecked) @usableFromInline var callsInProgress = 0
     /// Whether the token was cancelled or dropped.
     @exclusivity(unchecked) @usableFromInline package internal(set) var isCancelled = false
+    #endif
 
     package init(handler: ListenerHandler) { self.handler = .passRetained(handler) }
 
@@ -197,8 +208,13 @@ final class ClosureRegistrar: Registrar {
     // in debug builds); every access below is instantaneous (a read, a copy, an append, an
     // assignment) or a `removeAll(where:)` whose predicate reads a flag and releases nothing —
     // listener closures always run on a snapshot, outside any access.
+    #if APPKERNEL_CHECKED_EXCLUSIVITY
+    @usableFromInline var entries: [ListenerEntry] = []
+    @usableFromInline var cancelledCount = 0
+    #else
     @exclusivity(unchecked) @usableFromInline var entries: [ListenerEntry] = []
     @exclusivity(unchecked) @usableFromInline var cancelledCount = 0
+    #endif
 
     /// An empty list.
     package init() {}
@@ -298,7 +314,11 @@ final class ClosureRegistrar: Registrar {
 /// Listener lists by key — an application's listeners by event name.
 @_spi(AppKernelInternals) public final class ListenerTable<Key: Hashable>: @unchecked Sendable {
     // Same argument as `ListenerList`: main actor only; instantaneous accesses.
+    #if APPKERNEL_CHECKED_EXCLUSIVITY
+    @usableFromInline var lists: [Key: ListenerList] = [:]
+    #else
     @exclusivity(unchecked) @usableFromInline var lists: [Key: ListenerList] = [:]
+    #endif
 
     /// An empty table.
     package init() {}
@@ -322,10 +342,17 @@ final class ClosureRegistrar: Registrar {
 /// O(1) amortised (a head index, compacted when the consumed part passes half the storage).
 @_spi(AppKernelInternals) public final class EventQueue<Event>: @unchecked Sendable {
     // Main actor only; every access is instantaneous (reads, assignments, an append).
+    #if APPKERNEL_CHECKED_EXCLUSIVITY
+    @usableFromInline var storage: [Event?] = []
+    @usableFromInline var head = 0
+    /// Whether an event is being delivered; events raised meanwhile wait in the queue.
+    @usableFromInline package var isDispatching = false
+    #else
     @exclusivity(unchecked) @usableFromInline var storage: [Event?] = []
     @exclusivity(unchecked) @usableFromInline var head = 0
     /// Whether an event is being delivered; events raised meanwhile wait in the queue.
     @exclusivity(unchecked) @usableFromInline package var isDispatching = false
+    #endif
 
     /// An empty queue.
     package init() {}

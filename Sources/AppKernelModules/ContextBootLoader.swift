@@ -25,8 +25,15 @@ public final class ContextBootLoader: BootLoader {
     /// The phase that runs `configure`, first.
     public static let loadModulesPhase = "loadModules"
 
-    /// The application's context, made when the boot starts.
-    public private(set) var context: Context?
+    /// The application's context, made when the boot starts. The loader keeps it until the
+    /// application terminates; from then on it lasts as long as something else holds it (its
+    /// services' shutdown, a caller). The context holds the application and the application holds
+    /// its BootLoader: keeping it past termination would keep the whole application alive forever.
+    public var context: Context? { liveContext ?? terminatedContext }
+    private var liveContext: Context?
+    private weak var terminatedContext: Context?
+    private var terminationToken: ListenerToken?
+    private var didTerminate = false
     private let configure: @MainActor (Context) throws -> Void
 
     /// Creates the BootLoader.
@@ -40,17 +47,17 @@ public final class ContextBootLoader: BootLoader {
         replacePhase(Self.startRunOnceServicesPhase, deadline: servicesDeadline) { [unowned self] _ in
             try await self.requireContext().startRunOnceServices()
         }
-        addPhase(Self.loadModulesPhase, before: Self.setupWindowPhase) { [unowned self] _ in try self.configure(self.requireContext()) }
+        addPhase(Self.loadModulesPhase, before: Self.setupWindowPhase) { [unowned self] _ in try self.configure(try self.requireContext()) }
         replacePhase(Self.startNonLazyServicesPhase, deadline: servicesDeadline) { [unowned self] _ in
             try await self.requireContext().services.startServices(groups: [], finishingBoot: false)
         }
         replacePhase(Self.startAutoStartServiceGroupsPhase, deadline: servicesDeadline) { [unowned self] _ in
-            let context = self.requireContext()
+            let context = try self.requireContext()
             try await context.services.startServices(groups: context.autoStartGroups)
             context.startAsynchronousGroups()
         }
         replacePhase(Self.startLauncherPhase) { [unowned self] _ in
-            let context = self.requireContext()
+            let context = try self.requireContext()
             guard context.launcherName != nil else { return }
             guard context.startLauncher() else { throw LauncherError(reason: context.lastRefusal ?? "refused") }
         }
@@ -58,11 +65,24 @@ public final class ContextBootLoader: BootLoader {
 
     /// Makes the context.
     public override func willStart(_ application: Application) {
-        if context == nil { context = Context(application: application) }
+        guard liveContext == nil else { return }
+        liveContext = Context(application: application)
+        // Registered after the context's own listeners: the context starts its services' shutdown
+        // first, then the loader lets it go.
+        terminationToken = application.addListener(for: .willTerminate) { [unowned self] _ in
+            self.terminatedContext = self.liveContext
+            self.liveContext = nil
+            self.terminationToken = nil
+            self.didTerminate = true
+        }
     }
 
-    private func requireContext() -> Context {
-        guard let context else { preconditionFailure("ContextBootLoader: a phase ran before willStart made the context") }
+    /// The context for a phase; a phase that runs after the application terminated and the
+    /// context was let go fails with `CancellationError`.
+    private func requireContext() throws -> Context {
+        if let context { return context }
+        if didTerminate { throw CancellationError() }
+        guard let context = liveContext else { preconditionFailure("ContextBootLoader: a phase ran before willStart made the context") }
         return context
     }
 }

@@ -227,12 +227,13 @@ struct UserChangeTests {
             return AccountsController(user: account?.identity.userID)
         }
         var blockCalls = 0
-        manager.registerBlock(forCurrentUserChangeNotifications: {
+        // Unowned: the manager keeps its blocks (a strong capture is a cycle).
+        manager.registerBlock(forCurrentUserChangeNotifications: { [unowned manager] in
             blockCalls += 1
             if blockRebuilds { try? manager.setupRootController() }
         })
         // A second block doing the same still builds once.
-        manager.registerBlock(forCurrentUserChangeNotifications: { if blockRebuilds { try? manager.setupRootController() } })
+        manager.registerBlock(forCurrentUserChangeNotifications: { [unowned manager] in if blockRebuilds { try? manager.setupRootController() } })
         try accounts.switchTo(FakeAccountManager.account("005B").identity)
         #expect(builds == ["005B"])
         #expect(blockCalls == 1)

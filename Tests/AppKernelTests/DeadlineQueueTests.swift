@@ -33,6 +33,7 @@ struct DeadlineQueueTests {
         #expect(passed == [1, 11, 2, 3, 4])
         #expect(queue.count == 0)
         #expect(clock.pendingCount == 0)
+        deadlines = nil   // the queue's closure holds `deadlines`: let the cycle go
     }
 
     @Test func removalsKeepTheQueueSmallAndAnEarlierDeadlineRearmsTheTimer() async throws {

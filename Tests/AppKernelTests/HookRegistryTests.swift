@@ -57,7 +57,8 @@ struct HookRegistryTests {
     @Test func registeringDuringDispatchAffectsTheNextDispatchOnly() throws {
         let (host, app) = try launched()
         var added: ListenerToken?
-        let adder = app.hooks.handle(.didReceiveMemoryWarning, label: "adder") { _ in
+        // Unowned: the hook lives in the application's registry (a strong capture is a cycle).
+        let adder = app.hooks.handle(.didReceiveMemoryWarning, label: "adder") { [unowned app] _ in
             log.lines.append("adder")
             if added == nil {
                 added = app.hooks.handle(.didReceiveMemoryWarning, label: "added") { _ in log.lines.append("added"); return .continue }
@@ -69,12 +70,13 @@ struct HookRegistryTests {
         try host.sendMemoryWarning()
         #expect(log.take() == ["adder", "added", "app.memoryWarning"])
         withExtendedLifetime(adder) {}
+        added = nil   // the adder's closure holds `added`, which holds the chain: let the cycle go
     }
 
     @Test func aHookAddedToALaterStageDuringDispatchWaitsForTheNextDispatch() throws {
         let (host, app) = try launched()
         var added: [ListenerToken] = []
-        let adder = app.hooks.before(.didReceiveMemoryWarning, label: "adder") { _ in
+        let adder = app.hooks.before(.didReceiveMemoryWarning, label: "adder") { [unowned app] _ in
             log.lines.append("before")
             guard added.isEmpty else { return }
             app.hooks.handle(.didReceiveMemoryWarning, label: "stopper") { _ in log.lines.append("stopper"); return .return }.store(in: &added)
@@ -85,6 +87,7 @@ struct HookRegistryTests {
         try host.sendMemoryWarning()
         #expect(log.take() == ["before", "stopper"], "the next one sees them")
         withExtendedLifetime(adder) {}
+        added.removeAll()   // as above: the closure holds `added`
     }
 
     @Test func removingDuringDispatchAffectsTheNextDispatchOnly() throws {

@@ -128,7 +128,10 @@ extension Application {
     @discardableResult
     public func install(_ interface: any FrameworkInterface) -> [ListenerToken] {
         func label(_ method: String) -> String { "FrameworkInterface.\(method)" }
-        let app = self
+        // Unowned: the hooks live in the application's registry and run only while it delivers,
+        // so it outlives every call; a strong capture made application → hooks → application a
+        // cycle that kept every application with an interface alive forever.
+        unowned let app = self
         let tokens = [
             hooks.before(.didFinishLaunching, label: label("beforeDidFinishLaunching")) { interface.application(app, beforeDidFinishLaunchingWithOptions: $0) },
             hooks.handle(.didFinishLaunching, label: label("handleDidFinishLaunching")) { interface.application(app, handleDidFinishLaunchingWithOptions: $0) },

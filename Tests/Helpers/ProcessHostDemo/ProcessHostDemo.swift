@@ -6,13 +6,21 @@
 //   DEMO_PSI_PATH=path                 read memory pressure from this PSI file, every 50 ms
 //   DEMO_SDK_CONFIG=dir                attach an SDK manager whose bootconfig.json lives in dir
 //   DEMO_USR2_TERMINATES=1             map SIGUSR2 to termination and leave SIGUSR1 to the system
+//   DEMO_PHASES=1                      print "phase <engine>.<phase> began" as each phase begins
+//   DEMO_HOLD=line                     after printing this line, block the main actor until a line
+//                                      arrives on standard input (a test's signal lands in that moment)
 import AppKernel
 import AppKernelPOSIX
 import AppKernelSDK
 import Foundation
 
 @MainActor
-func say(_ line: String) { FileHandle.standardOutput.write(Data((line + "\n").utf8)) }
+func say(_ line: String) {
+    FileHandle.standardOutput.write(Data((line + "\n").utf8))
+    if line == ProcessInfo.processInfo.environment["DEMO_HOLD"] {
+        _ = readLine()   // the main actor is held here, mid-phase or mid-callback, until the test says so
+    }
+}
 
 @MainActor
 final class DemoSceneDelegate: SceneDelegate {
@@ -56,6 +64,9 @@ final class DemoDelegate: ApplicationDelegate {
     }
 }
 
+/// Keeps the phase announcer registered for the process's life.
+@MainActor var phaseAnnouncer: ListenerToken?
+
 @main
 enum ProcessHostDemo {
     @MainActor
@@ -76,6 +87,11 @@ enum ProcessHostDemo {
         do {
             let host = try ProcessHost(delegate: DemoDelegate(), configuration: configuration)
             host.onConfigurationChange = { say("host.reload") }
+            if environment["DEMO_PHASES"] == "1" {
+                phaseAnnouncer = host.application.addPipelineObserver { stage, event in
+                    if case .phases(let engine) = stage, case .phase(let phase) = event { say("phase \(engine).\(phase) began") }
+                }
+            }
             if let directory = environment["DEMO_SDK_CONFIG"] {
                 let manager = SDKManager(configDirectory: URL(fileURLWithPath: directory))
                 manager.attach(to: host.application)   // its launch is a launch gate; SIGHUP reloads its boot config

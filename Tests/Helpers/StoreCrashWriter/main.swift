@@ -8,23 +8,52 @@
 // (`{"key": "counter", "round": n, "items": <entries in items>}`). So after any kill: the
 // number of entries in `items` equals the counter's `items`, every batch is whole or absent, and
 // the indexes are one of the two sets.
+//
+//   StoreCrashWriter <database file> [--broken]
+//
+// `--broken` does the same writes without a transaction: each entry, removal, index change and
+// the counter commit on their own, so a kill between two leaves half a round. The kill test must
+// catch it.
 import AppKernelCore
 import AppKernelStore
 import Foundation
 
-guard CommandLine.arguments.count == 2 else {
-    FileHandle.standardError.write(Data("usage: StoreCrashWriter <database file>\n".utf8))
+let arguments = CommandLine.arguments
+guard arguments.count == 2 || (arguments.count == 3 && arguments[2] == "--broken") else {
+    FileHandle.standardError.write(Data("usage: StoreCrashWriter <database file> [--broken]\n".utf8))
     exit(2)
 }
+let broken = arguments.count == 3
 
 func fail(_ error: any Error) -> Never {
     FileHandle.standardError.write(Data("\(error)\n".utf8))
     exit(1)
 }
 
+/// Round `n` as the broken variant writes it: every statement commits on its own.
+func brokenRound(_ store: SmartStore, _ n: Int, _ items: Int) throws -> Int {
+    var total = items
+    let size = 1 + n % 23
+    for index in 0..<size {
+        _ = try store.upsert([["batch": .int(n), "name": .string("item-\(n)-\(index)"), "body": .string("entry \(index) of batch \(n) lorem ipsum"),
+                               "extra": .int(index), "__local__": .bool(index % 2 == 0)]], intoSoup: "items")
+        total += 1
+    }
+    if n % 2 == 0, let batch = try store.query(.smart("SELECT min({items:batch}) FROM {items}")).first?[0]?.intValue {
+        let ids = try store.query(.smart("SELECT {items:_soupEntryId} FROM {items} WHERE {items:batch} = ?", pageSize: 1_000), whereArgs: [.int(batch)])
+        for id in ids.compactMap({ $0[0]?.intValue }) { total -= try store.remove([id], fromSoup: "items") }
+    }
+    if n % 7 == 0 {
+        let current = try store.indexSpecs(forSoup: "items")
+        try store.alterSoup("items", indexes: current.count == 3 ? baseIndexes + [IndexSpec(path: "extra", type: .json1)] : baseIndexes)
+    }
+    _ = try store.upsert([["key": "counter", "round": .int(n), "items": .int(total)]], intoSoup: "counter", externalIdPath: "key")
+    return total
+}
+
 let baseIndexes = [IndexSpec(path: "batch", type: .integer), IndexSpec(path: "name", type: .string), IndexSpec(path: "body", type: .fullText)]
 do {
-    let store = try SmartStore(fileURL: URL(fileURLWithPath: CommandLine.arguments[1]))
+    let store = try SmartStore(fileURL: URL(fileURLWithPath: arguments[1]))
     if !store.soupExists("items") {
         try store.registerSoups([SoupSpec(name: "items", indexes: baseIndexes),
                                  SoupSpec(name: "counter", indexes: [IndexSpec(path: "key", type: .string)])])
@@ -36,6 +65,11 @@ do {
     while true {
         round += 1
         let n = round
+        if broken {
+            items = try brokenRound(store, n, items)
+            FileHandle.standardOutput.write(Data("committed \(n)\n".utf8))
+            continue
+        }
         items = try store.inTransaction { tx in
             var total = items
             let size = 1 + n % 23
