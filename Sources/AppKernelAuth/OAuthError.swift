@@ -157,6 +157,36 @@ extension OAuthError {
 
 /// A short, markup-free summary of a response body, for error messages: an HTML page's title
 /// and first words, or a text body's first characters — at most 200 characters.
+/// An HTML page as text — what the auth and REST errors show of a page a server answered with.
+package enum HTMLText {
+    /// The page's text: `script`, `style` and `head` elements removed, every tag a space, the
+    /// common entities decoded.
+    package static func plainText(of html: String) -> String {
+        var text = html
+        for element in ["script", "style", "head"] {
+            while let open = text.range(of: "<\(element)", options: .caseInsensitive),
+                  let close = text.range(of: "</\(element)>", options: .caseInsensitive, range: open.upperBound..<text.endIndex) {
+                text.removeSubrange(open.lowerBound..<close.upperBound)
+            }
+        }
+        var plain = ""
+        var inTag = false
+        for character in text {
+            if character == "<" { inTag = true; plain.append(" ") } else if character == ">" { inTag = false } else if !inTag { plain.append(character) }
+        }
+        return decodingEntities(plain)
+    }
+
+    /// `text` with `&lt;`, `&gt;`, `&quot;`, `&#39;`, `&nbsp;` and `&amp;` decoded (`&amp;` last).
+    package static func decodingEntities(_ text: String) -> String {
+        var text = text
+        for (entity, character) in [("&lt;", "<"), ("&gt;", ">"), ("&quot;", "\""), ("&#39;", "'"), ("&nbsp;", " "), ("&amp;", "&")] {
+            text = text.replacingOccurrences(of: entity, with: character)
+        }
+        return text
+    }
+}
+
 enum ResponseSummary {
     static func summarize(_ body: Data, contentType: String?) -> String {
         var text = String(decoding: body.prefix(64 * 1024), as: UTF8.self)
@@ -169,21 +199,7 @@ enum ResponseSummary {
                 title = String(text[open.upperBound..<close.lowerBound])
                 text.removeSubrange(open.lowerBound..<close.upperBound)
             }
-            for element in ["script", "style", "head"] {
-                while let open = text.range(of: "<\(element)", options: .caseInsensitive),
-                      let close = text.range(of: "</\(element)>", options: .caseInsensitive, range: open.upperBound..<text.endIndex) {
-                    text.removeSubrange(open.lowerBound..<close.upperBound)
-                }
-            }
-            var plain = ""
-            var inTag = false
-            for character in text {
-                if character == "<" { inTag = true; plain.append(" ") } else if character == ">" { inTag = false } else if !inTag { plain.append(character) }
-            }
-            text = [title, plain].compactMap { $0 }.joined(separator: ": ")
-            for (entity, character) in [("&lt;", "<"), ("&gt;", ">"), ("&quot;", "\""), ("&#39;", "'"), ("&nbsp;", " "), ("&amp;", "&")] {
-                text = text.replacingOccurrences(of: entity, with: character)
-            }
+            text = [title.map(HTMLText.decodingEntities), HTMLText.plainText(of: text)].compactMap { $0 }.joined(separator: ": ")
         }
         let words = text.split(whereSeparator: { $0.isWhitespace || $0.isNewline }).joined(separator: " ")
         return words.count > 200 ? String(words.prefix(199)) + "…" : words

@@ -138,21 +138,7 @@ public enum RestClientError: Error, Sendable, CustomStringConvertible {
 
     /// An HTML page's title, then its text: tags, scripts and styles removed, common entities decoded.
     private static func text(ofHTML html: String) -> String {
-        var text = html
-        for element in ["script", "style", "head"] {
-            while let open = text.range(of: "<\(element)", options: .caseInsensitive),
-                  let close = text.range(of: "</\(element)>", options: .caseInsensitive, range: open.upperBound..<text.endIndex) {
-                text.removeSubrange(open.lowerBound..<close.upperBound)
-            }
-        }
-        var stripped = ""
-        var inTag = false
-        for character in text {
-            if character == "<" { inTag = true; stripped.append(" ") } else if character == ">" { inTag = false } else if !inTag { stripped.append(character) }
-        }
-        for (entity, character) in [("&nbsp;", " "), ("&lt;", "<"), ("&gt;", ">"), ("&quot;", "\""), ("&#39;", "'"), ("&amp;", "&")] {
-            stripped = stripped.replacingOccurrences(of: entity, with: character)
-        }
+        let stripped = HTMLText.plainText(of: html)
         let title = html.range(of: "<title>", options: .caseInsensitive).flatMap { open in
             html.range(of: "</title>", options: .caseInsensitive, range: open.upperBound..<html.endIndex).map { String(html[open.upperBound..<$0.lowerBound]) }
         }.map(collapsed) ?? ""
