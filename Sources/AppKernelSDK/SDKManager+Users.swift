@@ -128,6 +128,7 @@ extension SDKManager {
         switch event {
         case .willLogout(let identity, _):
             stores.wipe(.user(identity))
+            if ownedSyncManager?.owner == .user(identity) { ownedSyncManager = nil }
             if let dataDirectory { try? SmartStore.removeAllStores(for: .user(identity), in: dataDirectory) }
             if accountManager?.currentAccount?.identity == identity { loggingOutCurrentUser = identity }
         case .didLogout(let identity, let reason):

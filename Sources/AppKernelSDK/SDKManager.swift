@@ -123,6 +123,9 @@ open class SDKManager {
     /// then, by a block or by the manager, does it; `false` once done, or when none is due
     /// (nobody is current, or the root was just built for this user).
     var rootRebuildPending: Bool?
+    /// The sync manager of the owner it was made for: one per store, since opening one marks the
+    /// syncs a dead process left running as stopped (a second one would stop a live sync).
+    var ownedSyncManager: (owner: StoreOwner, manager: SyncManager)?
     /// The calls waiting for the running launch (or re-authentication) to end.
     var launchWaiters: [CheckedContinuation<Void, Never>] = []
     var loginTask: Task<UserAccount, any Error>?
@@ -381,12 +384,17 @@ open class SDKManager {
         return try SmartStore.shared(withName: SmartStore.defaultStoreName, owner: currentStoreOwner, in: dataDirectory)
     }
 
-    /// MobileSync over the current owner's store, with the current user's REST client; `nil`
-    /// without a data directory or a logged-in user.
+    /// MobileSync over the current owner's store, with the current user's REST client — made
+    /// once per owner and kept until that user logs out; `nil` without a data directory or a
+    /// logged-in user.
     /// - Throws: `StoreError` / `SyncError` when the store cannot be opened or read.
     public func syncManager() throws -> SyncManager? {
+        let owner = currentStoreOwner
+        if let owned = ownedSyncManager, owned.owner == owner { return owned.manager }
         guard let store = try userStore(), let client = restClientForCurrentUser() else { return nil }
-        return try SyncManager(store: store, restClient: client)
+        let manager = try SyncManager(store: store, restClient: client)
+        ownedSyncManager = (owner, manager)
+        return manager
     }
 
     /// A REST client for the current user, refreshing its token through the account manager (a
