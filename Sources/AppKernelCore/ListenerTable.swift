@@ -145,20 +145,30 @@ final class ClosureRegistrar: Registrar {
 /// deinit is main-actor isolated). The stored properties are `@exclusivity(unchecked)`: no access
 /// to them spans a call that could reach them again — the counter is updated around the call, not
 /// during it, and `handler` is read into a local before the call.
+///
+/// 33 bytes of instance (a 48-byte heap block): the counter and the position are 32-bit so that
+/// the position costs no extra block size.
 @_spi(AppKernelInternals) public final class ListenerEntry: @unchecked Sendable {
     #if APPKERNEL_CHECKED_EXCLUSIVITY
     @usableFromInline var handler: Unmanaged<ListenerHandler>?
-    @usableFromInline var callsInProgress = 0
+    @usableFromInline var callsInProgress: Int32 = 0
+    /// Where the entry is in its list's `entries` (the list's compaction keeps it true).
+    @usableFromInline var position: Int32
     /// Whether the token was cancelled or dropped.
     @usableFromInline package internal(set) var isCancelled = false
     #else
     @exclusivity(unchecked) @usableFromInline var handler: Unmanaged<ListenerHandler>?
-    @exclusivity(unchecked) @usableFromInline var callsInProgress = 0
+    @exclusivity(unchecked) @usableFromInline var callsInProgress: Int32 = 0
+    /// Where the entry is in its list's `entries` (the list's compaction keeps it true).
+    @exclusivity(unchecked) @usableFromInline var position: Int32
     /// Whether the token was cancelled or dropped.
     @exclusivity(unchecked) @usableFromInline package internal(set) var isCancelled = false
     #endif
 
-    package init(handler: ListenerHandler) { self.handler = .passRetained(handler) }
+    package init(handler: ListenerHandler, position: Int32) {
+        self.handler = .passRetained(handler)
+        self.position = position
+    }
 
     /// Calls `body` with the handler, unless the entry has been cancelled.
     /// - Returns: `false` when cancelled (the caller prunes the entry).
@@ -198,22 +208,42 @@ final class ClosureRegistrar: Registrar {
 
 /// The listeners of one event (or of every event, or an observer list), in registration order.
 ///
-/// Adding is O(1) amortised; so is cancelling: a cancelled entry is only marked, and the list is
-/// compacted when the marked entries outnumber the live ones (or when a delivery meets them), so
-/// cancelling N listeners one by one costs O(N), not O(N²). Delivery works on a snapshot:
-/// listeners added during a delivery hear the next one; a listener cancelled during a delivery
-/// hears nothing more, at once.
+/// Adding is O(1) amortised; so is cancelling. A cancelled entry leaves its slot at once (the
+/// entry knows its position), so a cancellation touches only the entry and its token — both
+/// already in cache — and the list's slot. Emptied slots are squeezed out when they outnumber the
+/// live entries, or after a delivery that met them: a pass over the slots (dense pointers) that
+/// moves each live entry down and rewrites its position, reading no flag and releasing nothing.
+/// Cancelling N listeners one by one costs O(N), not O(N²).
+///
+/// Delivery works on a snapshot (the array, shared): listeners added during a delivery hear the
+/// next one; a listener cancelled during a delivery hears nothing more, at once. While a delivery
+/// is under way a cancellation only marks its entry — emptying the slot would copy the shared
+/// array — and the compaction after the delivery removes the marked entries.
 @_spi(AppKernelInternals) public final class ListenerList: @unchecked Sendable {
     // `@unchecked Sendable` and `@exclusivity(unchecked)`: only touched on the main actor (checked
     // in debug builds); every access below is instantaneous (a read, a copy, an append, an
-    // assignment) or a `removeAll(where:)` whose predicate reads a flag and releases nothing —
-    // listener closures always run on a snapshot, outside any access.
+    // assignment that releases an entry its token still holds) or the compaction, whose loop
+    // works on the storage through a buffer and runs no code but a release of marked entries
+    // (their handlers already released, so their deinit runs nothing) — listener closures always
+    // run on a snapshot, outside any access.
     #if APPKERNEL_CHECKED_EXCLUSIVITY
-    @usableFromInline var entries: [ListenerEntry] = []
+    @usableFromInline var entries: [ListenerEntry?] = []
     @usableFromInline var cancelledCount = 0
+    @usableFromInline var markedCount = 0
+    @usableFromInline var deliveries = 0
+    @usableFromInline var base: Int32 = 0
     #else
-    @exclusivity(unchecked) @usableFromInline var entries: [ListenerEntry] = []
+    /// The entries in registration order; `nil` where a cancelled entry left.
+    @exclusivity(unchecked) @usableFromInline var entries: [ListenerEntry?] = []
+    /// Slots of `entries` whose entry was cancelled: emptied slots and marked entries.
     @exclusivity(unchecked) @usableFromInline var cancelledCount = 0
+    /// Entries cancelled during a delivery: still in their slots, marked.
+    @exclusivity(unchecked) @usableFromInline var markedCount = 0
+    /// Deliveries of this list under way (each holds a snapshot sharing `entries`' storage).
+    @exclusivity(unchecked) @usableFromInline var deliveries = 0
+    /// The position of `entries[0]`: an entry's slot is `position − base` (wrapping 32-bit
+    /// arithmetic, so the positions may wrap in a process that registers billions of listeners).
+    @exclusivity(unchecked) @usableFromInline var base: Int32 = 0
     #endif
 
     /// An empty list.
@@ -229,7 +259,7 @@ final class ClosureRegistrar: Registrar {
     @MainActor
     package func add(_ handler: ListenerHandler) -> ListenerToken {
         checkIsolation()
-        let entry = ListenerEntry(handler: handler)
+        let entry = ListenerEntry(handler: handler, position: base &+ Int32(entries.count))
         entries.append(entry)
         // The token holds the list strongly: a weak reference would give the list a side table and
         // make every retain of it slower. The list does not hold the token, so nothing cycles.
@@ -255,44 +285,95 @@ final class ClosureRegistrar: Registrar {
         }
     }
 
-    /// Calls `body` with each live handler of a snapshot; prunes cancelled entries it met.
+    /// Calls `body` with each live handler of a snapshot; compacts the list afterwards if the
+    /// delivery met or marked a cancelled entry (the compaction costs what the delivery did).
     @inlinable
     package func forEach(_ body: (ListenerHandler) -> Void) {
         let snapshot = entries
         guard !snapshot.isEmpty else { return }
         checkIsolation()
-        if Self.deliver(to: snapshot, body) { pruneCancelled() }
+        deliveries &+= 1
+        let sawCancelled = Self.deliver(to: snapshot, body)
+        deliveries &-= 1
+        // Marked entries are pruned even when the loop had passed them before they were cancelled.
+        if deliveries == 0, sawCancelled || markedCount > 0 { pruneCancelled() }
     }
 
     /// The loop. `entries` keeps every entry alive until it ends, so each is read as an
     /// unretained reference: no retain and release per listener.
     @inlinable
-    static func deliver(to entries: [ListenerEntry], _ body: (ListenerHandler) -> Void) -> Bool {
+    static func deliver(to entries: [ListenerEntry?], _ body: (ListenerHandler) -> Void) -> Bool {
         var sawCancelled = false
         entries.withUnsafeBufferPointer { buffer in
-            buffer.withMemoryRebound(to: Unmanaged<ListenerEntry>.self) { entries in
-                for index in entries.indices where !entries[index]._withUnsafeGuaranteedRef({ $0.withHandler(body) }) {
-                    sawCancelled = true
+            // `Unmanaged<ListenerEntry>?` has the layout of `ListenerEntry?` (one pointer, nil is
+            // zero); reading it neither retains nor releases.
+            buffer.withMemoryRebound(to: Unmanaged<ListenerEntry>?.self) { entries in
+                for index in entries.indices {
+                    guard let entry = entries[index], entry._withUnsafeGuaranteedRef({ $0.withHandler(body) }) else {
+                        sawCancelled = true
+                        continue
+                    }
                 }
             }
         }
         return sawCancelled
     }
 
-    /// Counts a cancelled entry, and compacts once marked entries outnumber live ones.
+    /// Takes a cancelled entry out: empties its slot (or, during a delivery, counts it as
+    /// marked) and compacts once cancelled slots outnumber live entries.
     @usableFromInline
-    func noteCancelled() {
+    func remove(_ entry: ListenerEntry) {
         cancelledCount += 1
+        guard deliveries == 0 else {
+            markedCount += 1
+            return
+        }
+        // Its token still holds the entry, so emptying the slot frees nothing and runs no code.
+        entries[Int(entry.position &- base)] = nil
         if cancelledCount > 8, cancelledCount * 2 > entries.count { pruneCancelled() }
     }
 
+    /// Squeezes out emptied slots and marked entries, keeping registration order. The emptied
+    /// slots before the first entry only move `base`: an entry is written to (its position) only
+    /// when an emptied slot or a marked entry lies between it and that first entry, so the
+    /// common orders — oldest first, newest first — rewrite no entry at all.
     @usableFromInline
     func pruneCancelled() {
         #if DEBUG
         ListenerList.elementsMoved += entries.count
         #endif
-        entries.removeAll { $0.isCancelled }
+        let checkMarks = markedCount > 0
+        var kept = 0
+        var newBase = base
+        entries.withUnsafeMutableBufferPointer { buffer in
+            buffer.withMemoryRebound(to: Unmanaged<ListenerEntry>?.self) { slots in
+                var leading = 0
+                while leading < slots.count, slots[leading] == nil { leading += 1 }
+                newBase = base &+ Int32(truncatingIfNeeded: leading)
+                for index in leading..<slots.count {
+                    guard let slot = slots[index] else { continue }
+                    if checkMarks, slot._withUnsafeGuaranteedRef({ $0.isCancelled }) {
+                        // A marked entry: its handler is released (no delivery is under way, so
+                        // no call is), so releasing the list's reference runs no code.
+                        slots[index] = nil
+                        slot.release()
+                        continue
+                    }
+                    if kept != index {
+                        slots[kept] = slot
+                        slots[index] = nil
+                        if index - leading != kept {
+                            slot._withUnsafeGuaranteedRef { $0.position = newBase &+ Int32(truncatingIfNeeded: kept) }
+                        }
+                    }
+                    kept += 1
+                }
+            }
+        }
+        entries.removeSubrange(kept...)
+        base = newBase
         cancelledCount = 0
+        markedCount = 0
     }
 
     /// Checks, in debug builds, that the caller is on the main actor.
@@ -408,7 +489,11 @@ extension ListenerList: Registrar {
     /// `ListenerEntry`: `add(_:)` makes every token of this list.
     package nonisolated func cancelRegistration(_ registration: AnyObject?) {
         guard let registration else { return }
-        unsafeDowncast(registration, to: ListenerEntry.self).cancel()
-        noteCancelled()
+        let entry = unsafeDowncast(registration, to: ListenerEntry.self)
+        guard !entry.isCancelled else { return }
+        // The list first, then the entry: releasing the handler may run code (what the closure
+        // captured) that reaches this list again, and finds it consistent.
+        remove(entry)
+        entry.cancel()
     }
 }
