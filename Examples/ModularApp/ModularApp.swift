@@ -113,9 +113,30 @@ enum ModularApp {
     @MainActor
     static func runClock(_ done: () -> Bool) async {
         while !done() {
-            for _ in 0..<100 { await Task.yield() }
+            await settle()
             guard !done(), let next = clock.nextDeadline else { return }
             await clock.advance(to: next)
+        }
+    }
+
+    /// Lets the started work reach its next wait. Work on the main actor gets there as the main
+    /// actor yields; a service's sleep reaches the clock from another thread (and a woken one comes
+    /// back from it), so this also waits until the clock holds exactly the sleeps services are in.
+    /// Yields alone were not always enough under a sanitizer's slowdown: time then jumped past a
+    /// sleep the clock did not hold yet. Bounded by yields, not by the wall clock.
+    @MainActor
+    static func settle() async {
+        var yields = 0
+        while true {
+            for _ in 0..<100 { await Task.yield() }
+            while clock.sleeperCount != servicesSleeping {
+                yields += 1
+                guard yields < 1_000_000 else { return say("clock: a service's sleep never reached the clock") }
+                await Task.yield()
+            }
+            // Equal now; once more, in case what just woke started more work.
+            for _ in 0..<100 { await Task.yield() }
+            if clock.sleeperCount == servicesSleeping { return }
         }
     }
 }

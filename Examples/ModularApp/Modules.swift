@@ -12,6 +12,11 @@ import Foundation
     FileHandle.standardOutput.write(Data((String(format: "[t=%5lld ms] ", milliseconds) + text + "\n").utf8))
 }
 
+/// How many services are inside their start's sleep, from just before they call it until it
+/// returns. The sleep itself runs off the main actor, so ``ModularApp/runClock(_:)`` waits until
+/// the clock holds every one of them (and every woken one is back) before it moves time.
+@MainActor var servicesSleeping = 0
+
 /// A service that takes `time` to start (on the virtual clock) and may fail.
 @MainActor final class TimedService: Service {
     let name: String
@@ -25,6 +30,8 @@ import Foundation
     func didCreate() { say("service \(name): created") }
     func start() async throws {
         say("service \(name): starting (takes \(time))")
+        servicesSleeping += 1
+        defer { servicesSleeping -= 1 }
         try await clock.sleep(for: time)
         if let failure { throw ModularAppError(description: failure) }
         say("service \(name): started")

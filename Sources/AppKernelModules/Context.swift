@@ -18,10 +18,20 @@ import AppKernel
 /// that needed it fails and says why); a second instance of an app only if its delegate allows
 /// it. The process's life cycle reaches the apps: background pauses the top app, foreground
 /// resumes it, a memory warning reaches all, termination terminates them top-down.
+///
+/// Ownership runs one way: the application owns its BootLoader, a ``ContextBootLoader`` owns
+/// the context, the context owns its ``services``; the context points back at the application
+/// weakly, so an application is freed with its context once nobody holds it, terminated or not.
+/// A context you make yourself is yours to keep.
 @MainActor
 public final class Context {
-    /// The application this context belongs to.
-    public let application: Application
+    /// The application this context belongs to; `nil` once it has been freed.
+    ///
+    /// The context does not keep its application alive (the application, through its
+    /// ``ContextBootLoader``, keeps the context). A context that outlives its application — one
+    /// you made and still hold — behaves as for a terminated application: apps it starts are
+    /// paused, and refusals are kept in ``lastRefusal`` but no longer reported as diagnostics.
+    public private(set) weak var application: Application?
     /// The name of the root app; starting it pops to the root.
     public var launcherName: String?
     /// The service groups ``startServices()`` starts after the eager services (a manifest's
@@ -136,7 +146,7 @@ public final class Context {
         }
         app.rootController = app.delegate.rootController(in: app)
         applicationStack.append(app)
-        app.state = application.state.isForeground || application.state == .notRunning ? .running : .paused
+        app.state = applicationState.isForeground || applicationState == .notRunning ? .running : .paused
         app.delegate.applicationDidFinishLaunching(app)
         onStackChange?(applicationStack)
         return true
@@ -169,7 +179,7 @@ public final class Context {
     /// `didResumeWithOptions`. A paused app is resumed only while the process is in the foreground.
     private func resume(_ app: MicroApplication, enteringForeground: Bool = false) {
         app.delegate.application(app, willResumeWithOptions: app.params)
-        guard enteringForeground || application.state != .background else {
+        guard enteringForeground || applicationState != .background else {
             app.state = .paused
             return
         }
@@ -223,11 +233,14 @@ public final class Context {
     /// Keeps the reason in ``lastRefusal`` and reports it as a `moduleRefused` diagnostic.
     private func refuse(_ reason: String) -> Bool {
         lastRefusal = reason
-        application.reportDiagnostic(.moduleRefused, subject: "context", message: reason)
+        application?.reportDiagnostic(.moduleRefused, subject: "context", message: reason)
         return false
     }
 
     // MARK: The process's life cycle
+
+    /// The application's state; `.terminated` once the application has been freed.
+    private var applicationState: ApplicationState { application?.state ?? .terminated }
 
     private func pauseTop() {
         guard let top = currentApplication, top.state == .running else { return }
@@ -236,7 +249,7 @@ public final class Context {
     }
 
     private func resumeTop(enteringForeground: Bool = false) {
-        guard let top = currentApplication, top.state == .paused, enteringForeground || application.state != .background else { return }
+        guard let top = currentApplication, top.state == .paused, enteringForeground || applicationState != .background else { return }
         resume(top, enteringForeground: enteringForeground)
     }
 
@@ -275,11 +288,12 @@ public final class Context {
     /// Starts the asynchronous auto-start groups in the background, in order.
     func startAsynchronousGroups() {
         guard !asynchronousAutoStartGroups.isEmpty else { return }
-        asynchronousStart = Task { [services, asynchronousAutoStartGroups, application] in
+        // The application weakly: a group whose start never ends must not keep it alive.
+        asynchronousStart = Task { [services, asynchronousAutoStartGroups, weak application] in
             do throws(ServiceError) {
                 try await services.startGroups(asynchronousAutoStartGroups)
             } catch {
-                application.reportDiagnostic(.moduleRefused, subject: "services", message: "an asynchronous auto-start group failed: \(error)")
+                application?.reportDiagnostic(.moduleRefused, subject: "services", message: "an asynchronous auto-start group failed: \(error)")
             }
         }
     }

@@ -25,13 +25,11 @@ public final class ContextBootLoader: BootLoader {
     /// The phase that runs `configure`, first.
     public static let loadModulesPhase = "loadModules"
 
-    /// The application's context, made when the boot starts. The loader keeps it until the
-    /// application terminates; from then on it lasts as long as something else holds it (its
-    /// services' shutdown, a caller). The context holds the application and the application holds
-    /// its BootLoader: keeping it past termination would keep the whole application alive forever.
-    public var context: Context? { liveContext ?? terminatedContext }
-    private var liveContext: Context?
-    private weak var terminatedContext: Context?
+    /// The application's context, made when the boot starts; the loader keeps it as long as it
+    /// lives. The application owns the loader and the context points back at the application
+    /// weakly, so keeping it makes no cycle: the application is freed with its loader, context
+    /// and services once nobody holds it.
+    public private(set) var context: Context?
     private var terminationToken: ListenerToken?
     private var didTerminate = false
     private let configure: @MainActor (Context) throws -> Void
@@ -65,24 +63,18 @@ public final class ContextBootLoader: BootLoader {
 
     /// Makes the context.
     public override func willStart(_ application: Application) {
-        guard liveContext == nil else { return }
-        liveContext = Context(application: application)
-        // Registered after the context's own listeners: the context starts its services' shutdown
-        // first, then the loader lets it go.
+        guard context == nil else { return }
+        context = Context(application: application)
         terminationToken = application.addListener(for: .willTerminate) { [unowned self] _ in
-            self.terminatedContext = self.liveContext
-            self.liveContext = nil
-            self.terminationToken = nil
             self.didTerminate = true
         }
     }
 
-    /// The context for a phase; a phase that runs after the application terminated and the
-    /// context was let go fails with `CancellationError`.
+    /// The context for a phase; a phase that runs after the application terminated fails with
+    /// `CancellationError`.
     private func requireContext() throws -> Context {
-        if let context { return context }
         if didTerminate { throw CancellationError() }
-        guard let context = liveContext else { preconditionFailure("ContextBootLoader: a phase ran before willStart made the context") }
+        guard let context else { preconditionFailure("ContextBootLoader: a phase ran before willStart made the context") }
         return context
     }
 }

@@ -431,7 +431,7 @@ extension ServiceRegistry {
         }
         var timer: ScheduledTimer?
         if let deadline {
-            timer = application.scheduleTimer(after: deadline) { [weak self, weak run] in
+            timer = deadlines.scheduleTimer(after: deadline) { [weak self, weak run] in
                 guard let self, let run, run.continuation != nil else { return }
                 let starting = run.waitingFor.filter { self.waits(run, for: $0) }.map { self.graph.name(of: $0) }
                 self.complete(run, error: ServiceError(code: .bootTimedOut, service: starting.sorted().joined(separator: ", "), detail: "\(deadline)"))

@@ -19,8 +19,16 @@ import AppKernel
 public final class ServiceRegistry {
     typealias Slot = ServiceGraph.Slot
 
-    /// The application (its clock measures deadlines).
-    public let application: Application
+    /// The application the services belong to; `nil` once it has been freed.
+    ///
+    /// The registry does not keep its application alive: the application owns its BootLoader,
+    /// which owns the ``Context``, which owns the registry, so a strong reference back would make
+    /// a cycle and no application with services would ever be freed. Deadlines run on the
+    /// application's clock, which the registry keeps: a shutdown that outlives the application
+    /// still times out. Once the application is gone, refused registrations are no longer
+    /// reported as diagnostics (there is nowhere to record them); ``lastRegistrationError``
+    /// still says why.
+    public private(set) weak var application: Application?
     /// How long one service may take to start when it names no deadline; `nil`: no limit. Default 20 s.
     public var defaultStartDeadline: Duration? = .seconds(20)
     /// How long a whole `startServices` may take; `nil`: no limit.
@@ -99,7 +107,7 @@ public final class ServiceRegistry {
         guard graph.register(name, dependencies: dependencies, startsEagerly: startMode == .eager) != nil else {
             let error = ServiceError(code: .duplicate, service: name)
             lastRegistrationError = error
-            application.reportDiagnostic(.moduleRefused, subject: "services", message: error.description)
+            application?.reportDiagnostic(.moduleRefused, subject: "services", message: error.description)
             return false
         }
         entries.append(Entry(mode: startMode, policy: failurePolicy))

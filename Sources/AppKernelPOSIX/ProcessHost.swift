@@ -1,7 +1,6 @@
 import AppKernel
 import Dispatch
 import Foundation
-import Synchronization
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -118,9 +117,20 @@ public final class ProcessHost {
     }
 
     /// The shared state behind a lock, as a reference the signal queue can hold.
-    final class SharedBox: Sendable {
-        let mutex = Mutex(SharedState())
-        func withLock<Result>(_ body: (inout SharedState) -> Result) -> Result { mutex.withLock { body(&$0) } }
+    ///
+    /// An `NSLock` (a pthread mutex), not a `Synchronization.Mutex`: the signal queue and the main
+    /// actor both take it, and on Linux ThreadSanitizer models pthread locks but not `Mutex`'s raw
+    /// futex calls, so every access under a `Mutex` here was reported as a race
+    /// (`.ci/sanitizers.d/tsan.supp`). `@unchecked Sendable`: `shared` is read and written only
+    /// inside `withLock`, under `lock`.
+    final class SharedBox: @unchecked Sendable {
+        private let lock = NSLock()
+        private var shared = SharedState()
+        func withLock<Result>(_ body: (inout SharedState) -> Result) -> Result {
+            lock.lock()
+            defer { lock.unlock() }
+            return body(&shared)
+        }
     }
 
     /// Runs `delegate`'s application until it terminates; returns the exit status.

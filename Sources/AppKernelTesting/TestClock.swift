@@ -1,6 +1,5 @@
 @_spi(AppKernelInternals) import AppKernelCore
 import AppKernel
-import Synchronization
 
 /// A virtual clock for deterministic tests: time moves only when the test advances it.
 ///
@@ -123,11 +122,12 @@ public final class TestClock: SchedulingClock, Sendable {
         }
     }
 
-    private let state: Mutex<State>
+    /// Under an `NSLock`, not a `Mutex`: ThreadSanitizer models the first (see ``Locked``).
+    private let state: Locked<State>
 
     /// Creates a clock whose time starts at `now` (the origin by default).
     public init(now: Instant = Instant(offset: .zero)) {
-        state = Mutex(State(now: now))
+        state = Locked(State(now: now))
     }
 
     /// The current virtual time.

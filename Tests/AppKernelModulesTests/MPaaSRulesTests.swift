@@ -12,6 +12,7 @@ import AppKernelTesting
 /// file) use.
 @MainActor
 final class MPaaSRulesTests {
+    let hosts = KeptHosts()
     let trace = CallLog()
     let clock = TestClock()
     let directory: URL
@@ -168,7 +169,7 @@ final class MPaaSRulesTests {
     }
 
     @Test func aServiceOfAServicesMapGroupThatCannotLoadIsNamedWhereTheFileListsIt() throws {
-        let context = Context(application: try SimulatedHost().launch(delegate: DefaultApplicationDelegate()))
+        let context = try hosts.context()
         let plist = "<plist version=\"1.0\"><dict><key>ServicesMap</key><dict><key>G</key><array><dict><key>class</key><string>Missing</string><key>name</key><string>S</string></dict></array></dict></dict></plist>"
         let error = #expect(throws: ConfigError.self) { try context.loadManifest(at: try self.write(plist), classes: self.classes) }
         #expect(error?.keyPath == "ServicesMap.G[0].class")
@@ -178,7 +179,7 @@ final class MPaaSRulesTests {
     // MARK: The app stack
 
     func stack(_ names: [String], configure: @escaping @MainActor (RecordingApp) -> Void = { _ in }) throws -> Context {
-        try recordingContext(host: SimulatedHost(), trace: trace, names: names, configure: configure)
+        try recordingContext(host: hosts.host(), trace: trace, names: names, configure: configure)
     }
 
     @Test func startingAnAppOnTheStackClearsWhatIsAboveItByDefault() throws {
@@ -256,7 +257,7 @@ final class MPaaSRulesTests {
     // MARK: DTContext's service rules
 
     @Test func aLazyServiceIsMadeAndStartedOnItsFirstUse() async throws {
-        let context = Context(application: try SimulatedHost(clock: clock).launch(delegate: DefaultApplicationDelegate()))
+        let context = try hosts.context(clock: clock)
         context.services.register(named: "GeoService", startMode: .lazy) { [trace] in LoggingService("Geo", log: trace) }
         try await context.startServices()
         #expect(trace.take().isEmpty, "lazy: nothing at boot")
@@ -268,7 +269,7 @@ final class MPaaSRulesTests {
     }
 
     @Test func aServiceRegisteredAfterBootIsFoundAndStartedAtOnce() async throws {
-        let context = Context(application: try SimulatedHost(clock: clock).launch(delegate: DefaultApplicationDelegate()))
+        let context = try hosts.context(clock: clock)
         try await context.startServices()
         let push = LoggingService("Push", log: trace)
         #expect(context.registerService(push, forName: "PushService"))
@@ -279,7 +280,7 @@ final class MPaaSRulesTests {
     }
 
     @Test func anUnregisteredServiceIsDestroyedAndNoLongerFound() async throws {
-        let context = Context(application: try SimulatedHost(clock: clock).launch(delegate: DefaultApplicationDelegate()))
+        let context = try hosts.context(clock: clock)
         context.services.register(named: "KeychainService") { [trace] in LoggingService("Keychain", log: trace) }
         try await context.startServices()
         #expect(context.findService(named: "KeychainService") != nil)

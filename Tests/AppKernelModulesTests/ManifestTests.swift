@@ -7,6 +7,7 @@ import AppKernelTesting
 /// A class, so that each test's temporary directory is removed when the test ends.
 @MainActor
 final class ManifestTests {
+    let hosts = KeptHosts()
     let trace = CallLog()
     let directory: URL
 
@@ -34,7 +35,7 @@ final class ManifestTests {
     }
 
     func context() throws -> Context {
-        Context(application: try SimulatedHost().launch(delegate: DefaultApplicationDelegate()))
+        try hosts.context()
     }
 
     static let complete = """

@@ -100,7 +100,7 @@ struct MicroApplicationTests {
         #expect(context.lastRefusal == "no application named 'Nope' is registered")
         #expect(!context.registerApplication(named: "Home") { RecordingApp(name: "again", trace: CallLog()) })
         #expect(context.lastRefusal == "an application named 'Home' is already registered")
-        #expect(context.application.diagnostics.map(\.description) == ["[moduleRefused] context: no application named 'Nope' is registered",
+        #expect(context.application?.diagnostics.map(\.description) == ["[moduleRefused] context: no application named 'Nope' is registered",
                                                                       "[moduleRefused] context: an application named 'Home' is already registered"])
         #expect(context.startApplication("Home", params: [:], animated: false))
         #expect(made == 1)

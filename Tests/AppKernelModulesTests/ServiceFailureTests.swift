@@ -26,11 +26,12 @@ enum GraphShape: String, Sendable, CaseIterable {
 
 @MainActor
 struct ServiceFailureTests {
+    let hosts = KeptHosts()
     let log = CallLog()
     let clock = TestClock()
 
     func registry() throws -> ServiceRegistry {
-        Context(application: try SimulatedHost(clock: clock).launch(delegate: DefaultApplicationDelegate())).services
+        try hosts.context(clock: clock).services
     }
 
     /// Registers `count` services of `shape`, `s0` first; `s0` fails when `rootFails`.

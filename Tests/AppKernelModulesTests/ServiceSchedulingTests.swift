@@ -30,11 +30,12 @@ import AppKernelTesting
 
 @MainActor
 struct ServiceSchedulingTests {
+    let hosts = KeptHosts()
     let log = CallLog()
     let clock = TestClock()
 
     func context() throws -> Context {
-        Context(application: try SimulatedHost(clock: clock).launch(delegate: DefaultApplicationDelegate()))
+        try hosts.context(clock: clock)
     }
 
     #if DEBUG

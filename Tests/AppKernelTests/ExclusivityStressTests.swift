@@ -5,8 +5,9 @@ import Testing
 /// The listener table under churn: listeners that cancel, drop and replace tokens (their own and
 /// others'), register new listeners and raise new events while an event is being delivered, and
 /// tokens whose last reference goes on other threads (so that their isolated deinit hops to the
-/// main actor between deliveries). Every step is drawn from a seeded generator, so a failure
-/// replays.
+/// main actor between deliveries); and hook chains under the same churn, with hooks that own
+/// other hooks' tokens (so that a chain's compaction releases tokens of that chain). Every step is
+/// drawn from a seeded generator, so a failure replays.
 ///
 /// Built normally, the test checks the delivery rules under churn (no listener hears an event
 /// after its token ended; every event is delivered). Built with
@@ -133,6 +134,53 @@ struct ExclusivityStressTests {
         slots.end(slot, dropping: true)
         slots.marks[slot] = mark
         slots.tokens[slot] = token
+    }
+
+    /// Hooks under churn, some owning the tokens of others (a later slot's, so ownership never
+    /// cycles): when a chain compacts an owner's cancelled entry, the owned token goes with it and
+    /// its deinit — inline, on the main actor — cancels a hook of the same chain. Hooks cancel, drop
+    /// and replace tokens while the point is dispatched; `hooks(at:)` compacts between dispatches.
+    @Test(arguments: [UInt64(11), 12, 13])
+    func hookChurnWithTokensOwnedByHooksKeepsTheChainsConsistent(seed: UInt64) throws {
+        let host = SimulatedHost()
+        let app = try host.launch(delegate: DefaultApplicationDelegate())
+        let slots = Slots(count: 32, seed: seed)
+        func register(_ slot: Int) {
+            var owned: ListenerToken?
+            if slots.random(3) == 0, slot + 1 < 32 { owned = slots.takeOut(slots.random(32 - slot - 1) + slot + 1) }
+            let body = { [weak slots, owned] in
+                guard let slots else { return }
+                withExtendedLifetime(owned) { slots.heard += 1 }
+                let other = slots.random(32)
+                switch slots.random(6) {
+                case 0: slots.end(other, dropping: false)
+                case 1: slots.end(other, dropping: true)
+                case 2: register(other)
+                default: break
+                }
+            }
+            let point = ApplicationEvent.didReceiveMemoryWarning
+            let token = switch slots.random(3) {
+            case 0: app.hooks.before(point) { _ in body() }
+            case 1: app.hooks.handle(point) { _ in body(); return .continue }
+            default: app.hooks.after(point) { _ in body() }
+            }
+            slots.end(slot, dropping: true)
+            slots.tokens[slot] = token
+        }
+        for slot in 0..<32 { register(slot) }
+        for round in 0..<300 {
+            try host.sendMemoryWarning()
+            if round % 7 == 0 { _ = app.hooks.hooks(at: ApplicationEvent.didReceiveMemoryWarning, stage: .handle) }
+            for slot in 0..<32 where slots.tokens[slot] == nil && slots.random(3) == 0 { register(slot) }
+        }
+        #expect(slots.heard > 1_000, "the hooks kept running: \(slots.heard)")
+        // Every token in the slots goes; the tokens hooks owned go with their owners' entries.
+        slots.tokens = Array(repeating: nil, count: 32)
+        try host.sendMemoryWarning()
+        for stage in [HookError.Stage.before, .handle, .after] {
+            #expect(app.hooks.hooks(at: ApplicationEvent.didReceiveMemoryWarning, stage: stage).isEmpty, "\(stage)")
+        }
     }
 
     /// Observers that end each other's registrations, and notify again, while a notification runs.

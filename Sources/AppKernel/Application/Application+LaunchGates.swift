@@ -19,7 +19,17 @@ extension Application {
         let id = nextLaunchGateID
         nextLaunchGateID += 1
         launchGates.append(LaunchGate(id: id, name: name, wait: wait))
-        return ListenerToken { [weak self] in self?.launchGates.removeAll { $0.id == id } }
+        return ListenerToken { [weak self] in self?.removeLaunchGate(id) }
+    }
+
+    /// Removes the gate `id`. The gate (its closure) is released after the access to
+    /// `launchGates` has ended: the closure may hold the last reference to another gate's token,
+    /// whose deinit — inline, on the main actor — removes that gate, a second modification of
+    /// `launchGates` that must not overlap the first (the runtime's exclusivity check traps).
+    private func removeLaunchGate(_ id: Int) {
+        guard let index = launchGates.firstIndex(where: { $0.id == id }) else { return }
+        let removed = launchGates.remove(at: index)   // the access ends here …
+        withExtendedLifetime(removed) {}              // … and the gate goes here
     }
 
     /// The names of the registered launch gates, in registration order.

@@ -313,26 +313,32 @@ final class HookEntry<Payload> {
 /// by priority, higher first, then registration — when a dispatch takes its snapshot, work that
 /// the dispatch's own pass over the hooks already pays for; it is also compacted as soon as
 /// cancelled hooks outnumber live ones, so memory follows the live count.
+///
+/// Compacting never frees an entry itself: it hands the entries it dropped back to the chain,
+/// which lets them go once its access to the list has ended (see ``HookChain``).
 struct HookStageList<Payload> {
     private var entries: [HookEntry<Payload>] = []
     private var cancelled = 0
     private var sorted = true
 
     var liveCount: Int { entries.count - cancelled }
+    var hasCancelled: Bool { cancelled > 0 }
 
     mutating func insert(_ entry: HookEntry<Payload>) {
         if let last = entries.last, last.priority < entry.priority { sorted = false }
         entries.append(entry)
     }
 
-    mutating func noteCancelled() {
+    /// Counts a cancelled entry; compacts once cancelled entries outnumber live ones.
+    /// - Returns: What the caller must release after its access ends (see ``compact()``).
+    mutating func noteCancelled() -> [HookEntry<Payload>] {
         cancelled += 1
-        if cancelled > 8, cancelled * 2 > entries.count { compact() }
+        return cancelled > 8 && cancelled * 2 > entries.count ? compact() : []
     }
 
-    /// The live hooks in run order.
+    /// The live hooks in run order. Compact first (``compact()``): this only sorts.
     mutating func snapshot() -> [HookEntry<Payload>] {
-        if cancelled > 0 { compact() }
+        precondition(cancelled == 0, "HookStageList: compact before taking a snapshot")
         if !sorted {
             entries.sort { $0.priority != $1.priority ? $0.priority > $1.priority : $0.id < $1.id }
             sorted = true
@@ -343,12 +349,18 @@ struct HookStageList<Payload> {
         return entries
     }
 
-    private mutating func compact() {
+    /// Drops the cancelled entries.
+    /// - Returns: The entries as they were, cancelled ones included: the caller releases them
+    ///   after its access to the list has ended, since freeing an entry frees its hook's closure,
+    ///   whose captures may include a token of this very chain (see ``HookChain``).
+    mutating func compact() -> [HookEntry<Payload>] {
         #if DEBUG
         HookStageCounters.elementsMoved += entries.count
         #endif
-        entries.removeAll { $0.isCancelled }
+        let old = entries
+        entries = old.filter { !$0.isCancelled }
         cancelled = 0
+        return old
     }
 }
 
@@ -387,6 +399,14 @@ protocol AnyHookChain: AnyObject {
 
 /// The hooks of one point, by stage. The three stage lists are one stored value, so a dispatch
 /// takes its snapshot in one access.
+///
+/// Releasing a hook's entry may run code that reaches this chain again: the entry's closure
+/// may hold the last reference to another hook's token, and a token dropped on the main actor
+/// runs its (isolated) deinit inline, which cancels that hook — a modification of `stages`.
+/// Were the entry released inside a modification of `stages` (a compaction), the two accesses
+/// would overlap and the runtime's exclusivity check would trap. So compactions hand the entries
+/// they drop back here, and they are released after the access has ended; a snapshot is built
+/// only once no cancellation is left, so it never holds a hook cancelled before it was taken.
 @MainActor
 final class HookChain<Payload>: AnyHookChain, Registrar {
     private struct Stages {
@@ -395,7 +415,15 @@ final class HookChain<Payload>: AnyHookChain, Registrar {
         var after = HookStageList<Payload>()
 
         var isEmpty: Bool { before.liveCount == 0 && handle.liveCount == 0 && after.liveCount == 0 }
+        var hasCancelled: Bool { before.hasCancelled || handle.hasCancelled || after.hasCancelled }
 
+        /// Compacts every stage; returns what the caller releases after its access.
+        mutating func compact() -> [[HookEntry<Payload>]] {
+            [before.hasCancelled ? before.compact() : [], handle.hasCancelled ? handle.compact() : [],
+             after.hasCancelled ? after.compact() : []]
+        }
+
+        /// Every stage in run order. Compact first (``HookChain/compact()``).
         mutating func snapshot(budget: Duration?) -> HookSnapshot<Payload>? {
             guard !isEmpty else { return nil }
             return HookSnapshot(before: before.snapshot(), handle: handle.snapshot(), after: after.snapshot(), budget: budget)
@@ -416,6 +444,7 @@ final class HookChain<Payload>: AnyHookChain, Registrar {
     func snapshot() -> HookSnapshot<Payload>? {
         let current = current
         if current.isValid { return current.snapshot }
+        compact()
         let snapshot = stages.snapshot(budget: budget)
         self.current = (snapshot, true)
         return snapshot
@@ -430,9 +459,19 @@ final class HookChain<Payload>: AnyHookChain, Registrar {
         current = (nil, false)
     }
 
+    /// Drops the cancelled entries of every stage, releasing them only after each access to
+    /// `stages` has ended; again while releasing them cancelled more hooks of this chain.
+    private func compact() {
+        while stages.hasCancelled {
+            let dropped = stages.compact()   // the access to `stages` ends here …
+            withExtendedLifetime(dropped) {}  // … and the dropped entries go here
+        }
+    }
+
     /// A snapshot of one stage's live hooks in run order.
     func entries(_ stage: HookError.Stage) -> [HookEntry<Payload>] {
-        switch stage {
+        compact()
+        return switch stage {
         case .before: stages.before.snapshot()
         case .handle: stages.handle.snapshot()
         case .after: stages.after.snapshot()
@@ -458,12 +497,18 @@ final class HookChain<Payload>: AnyHookChain, Registrar {
     func cancel(_ entry: HookEntry<Payload>) {
         guard !entry.isCancelled else { return }
         entry.isCancelled = true
+        // Dropping the snapshot frees no entry: a valid snapshot holds only hooks live when it
+        // was taken, and every one cancelled since invalidated it (here), so each is still in
+        // `stages` too.
         current = (nil, false)
+        let dropped: [HookEntry<Payload>]
         switch entry.stage {
-        case .before: stages.before.noteCancelled()
-        case .handle: stages.handle.noteCancelled()
-        case .after: stages.after.noteCancelled()
-        case .phase: break
+        case .before: dropped = stages.before.noteCancelled()
+        case .handle: dropped = stages.handle.noteCancelled()
+        case .after: dropped = stages.after.noteCancelled()
+        case .phase: dropped = []
         }
+        // Released here, after the access to `stages` has ended (see the type's comment).
+        withExtendedLifetime(dropped) {}
     }
 }

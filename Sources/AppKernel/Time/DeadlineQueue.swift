@@ -15,6 +15,10 @@
 /// real clock): it fires, finds nothing, and stops — or the owner calls ``releaseTimerIfIdle()``
 /// once its work is done.
 ///
+/// The queue keeps the application's clock, not the application: its owner may outlive the
+/// application (a service registry shutting down after its application was freed) and the
+/// deadlines still pass.
+///
 /// ```swift
 /// let deadlines = DeadlineQueue(application: app) { tag in timedOut(tag) }
 /// let id = deadlines.add(after: .seconds(20), tag: 7)
@@ -23,7 +27,8 @@
 /// ```
 @MainActor
 package final class DeadlineQueue {
-    private let application: Application
+    /// The application's clock (a value: the queue never keeps the application alive).
+    private let clock: KernelClock
     private let onDue: @MainActor (Int) -> Void
     /// The deadlines themselves, in one value: each operation is one access to it (not one per
     /// field, each checked for exclusivity at run time).
@@ -113,7 +118,7 @@ package final class DeadlineQueue {
 
     /// A queue on `application`'s clock that hands `onDue` the tag of each deadline that passes.
     package init(application: Application, onDue: @escaping @MainActor (Int) -> Void) {
-        self.application = application
+        self.clock = application.clock
         self.onDue = onDue
     }
 
@@ -124,7 +129,7 @@ package final class DeadlineQueue {
     /// - Returns: Its identifier, for ``remove(_:)``.
     @discardableResult
     package func add(after delay: Duration, tag: Int) -> Int {
-        let due = application.uptime + delay
+        let due = clock.elapsed() + delay
         let id = state.add(due: due, tag: tag)
         if armedFor.map({ due < $0 }) ?? true { arm(at: due) }
         return id
@@ -133,6 +138,12 @@ package final class DeadlineQueue {
     /// Removes a deadline; nothing happens if it already passed or was removed.
     package func remove(_ id: Int) {
         state.remove(id)
+    }
+
+    /// Runs `action` once `delay` has passed on the queue's clock — a one-off timer outside the
+    /// queue (a whole run's deadline), which works after the application is freed too.
+    package func scheduleTimer(after delay: Duration, _ action: @escaping @MainActor @Sendable () -> Void) -> ScheduledTimer {
+        clock.schedule(delay, action)
     }
 
     /// Cancels the timer if no deadline is left.
@@ -149,7 +160,7 @@ package final class DeadlineQueue {
     private func arm(at due: Duration) {
         timer?.cancel()
         armedFor = due
-        timer = application.scheduleTimer(after: max(due - application.uptime, .zero)) { [weak self] in self?.fire() }
+        timer = clock.schedule(max(due - clock.elapsed(), .zero)) { [weak self] in self?.fire() }
     }
 
     /// Hands over every deadline that is due, in due order (ties: the order they were added), then
@@ -157,7 +168,7 @@ package final class DeadlineQueue {
     private func fire() {
         timer = nil
         armedFor = nil
-        let now = application.uptime
+        let now = clock.elapsed()
         // `onDue` may add or remove deadlines; the queue is consistent between calls.
         while let tag = state.takeDue(by: now) { onDue(tag) }
         if state.live == 0 {
