@@ -95,17 +95,19 @@ enum ServiceSetup: CaseIterable {
         }
     }
 
+    /// An application and a context for it. The context holds its application weakly, so the
+    /// caller keeps the application for as long as it uses the context.
     @MainActor
-    func makeContext() -> Context {
+    func makeContext() -> (app: Application, context: Context) {
         switch self {
         case .production:
             let app = Application(delegate: DefaultApplicationDelegate(), clock: ContinuousClock())
-            return Context(application: app)   // defaultStartDeadline left at its default (20 s)
+            return (app, Context(application: app))   // defaultStartDeadline left at its default (20 s)
         case .test:
             let app = Application(delegate: DefaultApplicationDelegate(), clock: TestClock())
             let context = Context(application: app)
             context.services.defaultStartDeadline = nil
-            return context
+            return (app, context)
         }
     }
 }
@@ -145,7 +147,7 @@ enum ServiceBenchmarks {
 
     /// Registers, starts and shuts down `graph`'s no-op services, timing each.
     static func round(_ graph: ServiceGraphSpec, _ setup: ServiceSetup) async throws -> Round {
-        let context = setup.makeContext()
+        let (app, context) = setup.makeContext()
         let services = context.services
         let register = Measure.time {
             for index in 0..<graph.count {
@@ -158,6 +160,7 @@ enum ServiceBenchmarks {
         await Measure.settle()
         let shutdown = await Measure.time { await services.shutdown(deadline: setup.shutdownDeadline) }
         precondition(services.startOrder.isEmpty, "shutdown left services behind")
+        withExtendedLifetime(app) {}
         return Round(register: register, start: start, queued: queued, shutdown: shutdown)
     }
 
@@ -195,7 +198,7 @@ enum ServiceBenchmarks {
         let names = (0..<count).map { "s\($0)" }
         Machine.releaseFreeMemory()
         let before = Machine.residentKB
-        let context = ServiceSetup.production.makeContext()
+        let (app, context) = ServiceSetup.production.makeContext()
         let services = context.services
         for index in 0..<count {
             if index == 0 {
@@ -210,7 +213,7 @@ enum ServiceBenchmarks {
         }
         precondition(failure != nil, "the failing chain started")
         let grown = Machine.residentKB - before
-        withExtendedLifetime(context) {}
+        withExtendedLifetime((app, context)) {}
         return (seconds, grown)
     }
 
@@ -237,6 +240,7 @@ enum ServiceBenchmarks {
         }
         let criticalPath = finish.max() ?? 0
         let wall = try await Measure.time { try await context.services.startServices() }
+        withExtendedLifetime(app) {}
         return (wall / criticalPath, criticalPath, sum)
     }
 }
