@@ -70,13 +70,48 @@ public final class LaunchTimeline {
 
     /// Chrome trace-event JSON: one complete (`"ph": "X"`) event per step, times in microseconds
     /// (each duration is end minus start in whole microseconds, so contiguous steps add up exactly).
+    ///
+    /// Complete events on one thread must nest — Perfetto and chrome://tracing draw slices that
+    /// overlap without nesting wrongly — and the launch's steps need not (an SDK phase that ends
+    /// after the pipeline step it began in, say). So each step goes on the first track (`tid`,
+    /// from 1) where it nests in, or follows, what is there, and a new track opens only when none
+    /// fits: steps that nest share a track, steps that overlap partially never do.
     public func chromeTraceJSON(processID: Int32 = ProcessInfo.processInfo.processIdentifier) -> Data {
-        let events: [JSONValue] = steps.map { step in
+        let tracks = Self.tracks(for: steps.map { (Self.micros($0.start), Self.micros($0.end)) })
+        let events: [JSONValue] = zip(steps, tracks).map { step, track in
             ["name": .string(step.name), "cat": .string(step.category), "ph": "X", "ts": .int(Self.micros(step.start)),
-             "dur": .int(Self.micros(step.end) - Self.micros(step.start)), "pid": .int(Int(processID)), "tid": 1]
+             "dur": .int(Self.micros(step.end) - Self.micros(step.start)), "pid": .int(Int(processID)), "tid": .int(track)]
         }
         let document: JSONValue = ["traceEvents": .array(events), "displayTimeUnit": "ms"]
         return Data(document.description.utf8)
+    }
+
+    /// A track (from 1) for each interval, such that the intervals on one track nest or follow
+    /// each other: taken by start, longer first (so a parent comes before what it contains), each
+    /// goes on the first track whose innermost interval still open contains it.
+    static func tracks(for intervals: [(start: Int, end: Int)]) -> [Int] {
+        let order = intervals.indices.sorted {
+            intervals[$0].start != intervals[$1].start ? intervals[$0].start < intervals[$1].start : intervals[$0].end > intervals[$1].end
+        }
+        var open: [[Int]] = []   // per track, the ends of the intervals still open, innermost last
+        var tracks = Array(repeating: 0, count: intervals.count)
+        for index in order {
+            let (start, end) = intervals[index]
+            var placed = false
+            for track in open.indices {
+                while let last = open[track].last, last <= start { open[track].removeLast() }
+                if let last = open[track].last, end > last { continue }
+                open[track].append(end)
+                tracks[index] = track + 1
+                placed = true
+                break
+            }
+            if !placed {
+                open.append([end])
+                tracks[index] = open.count
+            }
+        }
+        return tracks
     }
 
     /// A plain-text table: start, duration and name per line.

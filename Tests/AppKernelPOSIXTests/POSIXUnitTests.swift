@@ -4,6 +4,7 @@ import AppKernel
 import AppKernelPOSIX
 import AppKernelSDK
 import AppKernelTesting
+import ChildProcess
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -118,6 +119,47 @@ struct LaunchTimelineTests {
         #expect(timeline.table().contains("sdk.auth"))
         #expect(LogLevel.warning.description == "WARNING")
         #expect(LogLevel.error > LogLevel.info)
+    }
+
+    /// Perfetto draws complete events on one thread only if they nest: steps that overlap without
+    /// nesting (an SDK phase that outlasts the pipeline step it began in) go on tracks of their own.
+    @Test func overlappingStepsGoOnTracksWhereEachNests() throws {
+        let timeline = LaunchTimeline()
+        // pipeline: three steps back to back; sdk: phases overlapping their boundaries; one inside.
+        for (name, start, end) in [("pipe.a", 0, 4), ("pipe.b", 4, 9), ("pipe.c", 9, 12),
+                                   ("sdk.config", 1, 6), ("sdk.auth", 6, 11), ("sdk.inner", 2, 3), ("sdk.late", 10, 15)] {
+            timeline.add(name, category: name.hasPrefix("pipe") ? "pipeline" : "sdk", start: .milliseconds(start), end: .milliseconds(end))
+        }
+        let events = try Self.events(timeline)
+        #expect(chromeTraceNestingViolations(events) == [])
+        let tracks = Dictionary(uniqueKeysWithValues: events.map { ($0["name"] as! String, $0["tid"] as! Int) })
+        #expect(tracks["pipe.a"] == 1 && tracks["pipe.b"] == 1 && tracks["pipe.c"] == 1, "steps that follow each other share a track")
+        #expect(tracks["sdk.inner"] == 1, "a step inside another shares its track")
+        #expect(tracks["sdk.config"] == 2 && tracks["sdk.auth"] == 2 && tracks["sdk.late"] == 3, "\(tracks)")
+        // The checker itself: the same events on one track break the rule, and it says where.
+        let oneTrack = events.map { $0.merging(["tid": 1]) { $1 } }
+        #expect(chromeTraceNestingViolations(oneTrack).contains { $0.contains("sdk.config [1000, 6000] overlaps pipe.a") })
+    }
+
+    /// Any set of steps, however they overlap, exports to tracks that nest.
+    @Test(arguments: 1...20)
+    func randomStepsAlwaysNest(seed: Int) throws {
+        var state = UInt64(seed) &* 0x9E37_79B9_7F4A_7C15
+        func next(_ bound: Int) -> Int {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return Int((state >> 33) % UInt64(bound))
+        }
+        let timeline = LaunchTimeline()
+        for index in 0..<60 {
+            let start = next(1_000)
+            timeline.add("step\(index)", category: "sdk", start: .microseconds(start), end: .microseconds(start + next(300)))
+        }
+        #expect(chromeTraceNestingViolations(try Self.events(timeline)) == [])
+    }
+
+    static func events(_ timeline: LaunchTimeline) throws -> [[String: Any]] {
+        let json = try #require(try JSONSerialization.jsonObject(with: timeline.chromeTraceJSON(processID: 7)) as? [String: Any])
+        return try #require(json["traceEvents"] as? [[String: Any]])
     }
 }
 

@@ -209,5 +209,6 @@ struct ProcessHostInputsTests {
         let starts = pipeline.compactMap { $0["ts"] as? Int }, durations = pipeline.compactMap { $0["dur"] as? Int }
         let span = (zip(starts, durations).map { $0 + $1 }.max() ?? 0) - (starts.min() ?? 0)
         #expect(durations.reduce(0, +) == span, "pipeline steps follow each other without gaps or overlaps")
+        #expect(chromeTraceNestingViolations(events) == [], "slices on one track nest, as Perfetto requires")
     }
 }

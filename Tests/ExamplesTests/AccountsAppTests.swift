@@ -109,7 +109,9 @@ struct AccountsAppTests {
             .expectInOrder(["scene will resign active", "scene entered the background", "app will terminate",
                             "launch timeline written to \(trace.path)", "terminated (exit 0)"])
         let json = try JSONSerialization.jsonObject(with: Data(contentsOf: trace)) as? [String: Any]
-        let names = (json?["traceEvents"] as? [[String: Any]] ?? []).compactMap { $0["name"] as? String }
+        let events = json?["traceEvents"] as? [[String: Any]] ?? []
+        let names = events.compactMap { $0["name"] as? String }
+        #expect(chromeTraceNestingViolations(events) == [], "the SDK's phases and the pipeline's steps overlap; each track still nests")
         #expect(["sdk.config", "sdk.sdkInit", "sdk.passcode", "sdk.auth", "sdk.rootController"].allSatisfy(names.contains), "\(names)")
         #expect(names.contains("app.didFinishLaunching"))
     }
