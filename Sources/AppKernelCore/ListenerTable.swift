@@ -212,8 +212,9 @@ final class ClosureRegistrar: Registrar {
 /// entry knows its position), so a cancellation touches only the entry and its token — both
 /// already in cache — and the list's slot. Emptied slots are squeezed out when they outnumber the
 /// live entries, or after a delivery that met them: a pass over the slots (dense pointers) that
-/// moves each live entry down and rewrites its position, reading no flag and releasing nothing.
-/// Cancelling N listeners one by one costs O(N), not O(N²).
+/// moves each live entry down, rewriting its position only when a hole lies before it, and reads
+/// an entry's flag (and releases it) only for entries marked during a delivery. Cancelling N
+/// listeners one by one costs O(N), not O(N²).
 ///
 /// Delivery works on a snapshot (the array, shared): listeners added during a delivery hear the
 /// next one; a listener cancelled during a delivery hears nothing more, at once. While a delivery
