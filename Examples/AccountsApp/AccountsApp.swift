@@ -14,7 +14,14 @@ enum AccountsApp {
     @MainActor
     static func main() async {
         let options: Options
-        do { options = try Options(Array(CommandLine.arguments.dropFirst())) } catch {
+        do {
+            options = try Options(Array(CommandLine.arguments.dropFirst()))
+            if options.help {
+                print(Options.usage)
+                exit(0)
+            }
+            try ProcessHost.checkEnvironment(ProcessInfo.processInfo.environment)
+        } catch {
             FileHandle.standardError.write(Data("\(error)\n".utf8))
             exit(64)
         }
@@ -64,10 +71,16 @@ enum AccountsApp {
             manager.attach(to: host.application)
             let driver = Driver(host: host, manager: manager, passcodes: passcodes)
             let script = Task { options.interactive ? await driver.runInteractive() : await driver.runTour() }
-            let status = await host.run()
+            let hostStatus = await host.run()
             script.cancel()
+            // A launch that failed (a refused login, say) ends the app gracefully, but not well.
+            let status = hostStatus == 0 && driver.launchFailed ? 1 : hostStatus
             if let embeddedOrg { try? embeddedOrg.persist(to: dataDirectory.appendingPathComponent("embedded-org")) }
-            if let path = configuration.environment["APPKERNEL_TRACE"] { Console.say("launch timeline written to \(path)") }
+            switch host.timelineExport {
+            case .written(let path): Console.say("launch timeline written to \(path)")
+            case .failed(let path, let reason): Console.say("launch timeline NOT written to \(path): \(reason)")
+            case nil: break
+            }
             Console.say("terminated (exit \(status))")
             exit(status)
         } catch {

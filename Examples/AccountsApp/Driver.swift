@@ -102,11 +102,18 @@ final class Driver {
     private func step(_ title: String) { Console.say("── \(title)") }
 
     /// Waits for the SDK manager's launch and the root controller's first load.
+    /// Whether the launch (the SDK's phases, the login among them) failed: the app then exits 1.
+    private(set) var launchFailed = false
+
     private func waitForLaunch() async -> Bool {
         // Ready: launched, and the SDK manager's launch (a launch gate) has finished or failed.
-        guard await host.waitUntilReady() else { return false }
+        guard await host.waitUntilReady() else {
+            launchFailed = true
+            return false
+        }
         guard manager.launchState == .finished else {
             Console.say("the launch did not complete: \(manager.lastError.map { "\($0)" } ?? "\(manager.launchState)")")
+            launchFailed = true
             return false
         }
         Console.say("launched: \(manager.lastResult.map { "\($0.flags)" } ?? "")")

@@ -1,3 +1,4 @@
+import AppKernelPOSIX
 import Foundation
 
 /// The command line: `AccountsApp [--interactive] [--login-host URL --client-id ID
@@ -5,6 +6,8 @@ import Foundation
 struct Options {
     /// Read commands from standard input instead of running the scripted tour.
     var interactive = false
+    /// `--help`: print the usage to standard output and exit 0.
+    var help = false
     /// A real org to log in to instead of the embedded one.
     var loginHost: URL?
     /// The connected app's consumer key for the real org.
@@ -25,11 +28,17 @@ struct Options {
     static let usage = """
         usage: AccountsApp [--interactive] [--login-host URL --client-id ID [--redirect-uri URI] [--device]]
           (no flags)     run the scripted tour against the embedded org and exit
-          --interactive  read commands: list, delete N, bg, fg, switch, logout, quit
+          --interactive  read commands: list, delete N, bg, fg, switch, logout, passcode CODE, quit
           --login-host   log in to a real org: its login page opens in the browser (or its URL is
                          printed) and the app waits on the redirect URI's loopback port
           --device       with --login-host: log in with the device flow (enter a code elsewhere)
-        environment: APPKERNEL_TRACE=launch.json writes the launch timeline (Chrome trace)
+          --help, -h     print this and exit 0
+          launch flags (passed to the process host): --background, --open-url URL, --source-app NAME,
+                         --shortcut TYPE, --user-activity TYPE, --location, --fetch
+        environment: APPKERNEL_TRACE=launch.json writes the launch timeline (Chrome trace); set but
+                     empty, it is refused
+        exit status: 0 the app terminated normally, 1 it could not run (a failed launch or login),
+                     64 a bad command line or environment
         """
 
     init(_ arguments: [String]) throws(Error) {
@@ -50,7 +59,7 @@ struct Options {
             case "--client-id": clientID = try value(for: argument)
             case "--redirect-uri": redirectURI = try value(for: argument)
             case "--device": deviceFlow = true
-            case "--help", "-h": throw Error(description: Options.usage)
+            case "--help", "-h": help = true
             default: launchArguments.append(argument)
             }
         }
@@ -59,6 +68,10 @@ struct Options {
         }
         if deviceFlow && loginHost == nil {
             throw Error(description: "--device needs --login-host and --client-id\n\(Options.usage)")
+        }
+        // The launch flags are the process host's: checked here, before anything runs.
+        do { _ = try LaunchArguments(arguments: launchArguments) } catch {
+            throw Error(description: "\(error.message)\n\(Options.usage)")
         }
     }
 }

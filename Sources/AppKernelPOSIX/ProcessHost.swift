@@ -145,10 +145,43 @@ public final class ProcessHost {
         }
     }
 
+    /// A setting in the environment the host cannot use.
+    public struct EnvironmentError: Error, Sendable, Hashable, CustomStringConvertible {
+        /// The variable.
+        public var name: String
+        /// What is wrong with it.
+        public var message: String
+        /// `NAME: what is wrong`.
+        public var description: String { "\(name): \(message)" }
+    }
+
+    /// What became of the launch timeline `APPKERNEL_TRACE` asked for.
+    public enum TimelineExport: Sendable, Hashable {
+        /// Written to `path`.
+        case written(path: String)
+        /// Not written to `path`; `reason` says why.
+        case failed(path: String, reason: String)
+    }
+
+    /// What became of the launch timeline: `nil` until the launch is over, or when
+    /// `APPKERNEL_TRACE` is not set.
+    public private(set) var timelineExport: TimelineExport?
+
+    /// Checks the host's environment variables before anything runs: an `APPKERNEL_TRACE` that is
+    /// set must name a file.
+    /// - Throws: ``EnvironmentError`` naming the variable.
+    public static func checkEnvironment(_ environment: [String: String]) throws(EnvironmentError) {
+        if let trace = environment["APPKERNEL_TRACE"], trace.trimmingCharacters(in: .whitespaces).isEmpty {
+            throw EnvironmentError(name: "APPKERNEL_TRACE", message: "set but empty; give it the path of the trace file to write, or unset it")
+        }
+    }
+
     /// Creates a host and its application (not launched yet).
-    /// - Throws: ``LaunchArguments/Error`` for bad arguments.
+    /// - Throws: ``LaunchArguments/Error`` for bad arguments, ``EnvironmentError`` for a bad
+    ///   environment variable (``checkEnvironment(_:)``).
     public init(delegate: any ApplicationDelegate, interface: (any FrameworkInterface)? = nil, bootLoader: BootLoader = BootLoader(),
                 configuration: Configuration = Configuration()) throws {
+        try Self.checkEnvironment(configuration.environment)
         self.configuration = configuration
         self.launchArguments = try LaunchArguments(arguments: configuration.arguments, environment: configuration.environment)
         self.application = Application(delegate: delegate, interface: interface, bootLoader: bootLoader,
@@ -368,8 +401,10 @@ public final class ProcessHost {
         guard let path = configuration.environment["APPKERNEL_TRACE"], !path.isEmpty else { return }
         do {
             try timeline.chromeTraceJSON().write(to: URL(fileURLWithPath: path), options: .atomic)
+            timelineExport = .written(path: path)
             configuration.log.log(.info, "launch timeline written to \(path)")
         } catch {
+            timelineExport = .failed(path: path, reason: "\(error.localizedDescription)")
             configuration.log.log(.error, "the launch timeline could not be written to \(path): \(error)")
         }
     }

@@ -160,10 +160,11 @@ struct DeferredLoginTests {
 @MainActor
 struct UserChangeTests {
     let accounts = FakeAccountManager()
+    let folders = ConfigFolders()
 
     func launched(users: [String]) async throws -> SDKManager {
         for user in users { accounts.add(user, current: user == users.first) }
-        let directory = try configDirectory(["userstore.json": userstoreJSON])
+        let directory = try folders.make(["userstore.json": userstoreJSON])
         let app = try SimulatedHost().launch(delegate: DefaultApplicationDelegate())
         let manager = SDKManager(application: app, bootConfig: authConfig, accountManager: accounts, configDirectory: directory)
         manager.rootControllerFactory = { AccountsController(user: $0?.identity.userID) }
@@ -282,6 +283,7 @@ struct UserChangeTests {
 struct PasscodeLockTests {
     let clock = TestClock()
     let accounts = FakeAccountManager()
+    let folders = ConfigFolders()
 
     @Test func passcodesAreStoredAsSaltedHashesAndCanBeChangedAndRemoved() throws {
         let store = InMemoryPasscodeStore()
@@ -311,7 +313,7 @@ struct PasscodeLockTests {
         accounts.add("005B", current: false)
         let host = SimulatedHost(clock: clock)
         let app = try host.launch(delegate: DefaultApplicationDelegate())
-        let directory = try configDirectory(["userstore.json": userstoreJSON])
+        let directory = try folders.make(["userstore.json": userstoreJSON])
         let manager = SDKManager(application: app, bootConfig: authConfig, accountManager: accounts,
                                  passcode: PasscodeManager(iterations: 500, maximumAttempts: 3, lockTimeout: .seconds(60)),
                                  configDirectory: directory)

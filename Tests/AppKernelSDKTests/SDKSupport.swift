@@ -19,6 +19,24 @@ func configDirectory(_ files: [String: String]) throws -> URL {
     return directory
 }
 
+/// Config folders a suite's tests made, removed when the suite's instance (one per test) goes —
+/// for helpers that return a launched manager and so cannot remove the folder themselves.
+final class ConfigFolders: @unchecked Sendable {
+    // `@unchecked Sendable`: touched only by the one test that owns the instance.
+    private var folders: [URL] = []
+
+    /// A folder with `files`, removed with this instance.
+    func make(_ files: [String: String]) throws -> URL {
+        let folder = try configDirectory(files)
+        folders.append(folder)
+        return folder
+    }
+
+    deinit {
+        for folder in folders { try? FileManager.default.removeItem(at: folder) }
+    }
+}
+
 let userstoreJSON = #"{"soups": [{"soupName": "Account", "indexes": [{"path": "Id", "type": "string"}]}]}"#
 let usersyncsJSON = #"{"syncs": [{"syncName": "syncDownAccounts", "syncType": "syncDown", "soupName": "Account", "target": {"type": "soql", "query": "SELECT Id FROM Account"}, "options": {"mergeMode": "OVERWRITE"}}]}"#
 

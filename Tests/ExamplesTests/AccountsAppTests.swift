@@ -116,6 +116,37 @@ struct AccountsAppTests {
         #expect(names.contains("app.didFinishLaunching"))
     }
 
+    @Test func helpPrintsEveryFlagCommandAndExitStatusToStandardOutputAndExits0() async throws {
+        let child = try await runExample("AccountsApp", arguments: ["--help"], status: 0, seconds: 30)
+        let text = child.lines.joined(separator: "\n")
+        for expected in ["--interactive", "--login-host", "--client-id", "--redirect-uri", "--device", "--help",
+                         "list, delete N, bg, fg, switch, logout, passcode CODE, quit", "--open-url URL", "APPKERNEL_TRACE",
+                         "exit status: 0", "64 a bad command line or environment"] {
+            #expect(text.contains(expected), "\(expected) in --help")
+        }
+        #expect(child.errors.isEmpty)
+    }
+
+    @Test func anUnknownFlagOrAnEmptyTraceSettingIsRefusedBeforeAnythingRuns() async throws {
+        let home = try TemporaryDataHome()
+        let flag = try await runExample("AccountsApp", arguments: ["--bogus"], environment: home.environment, status: 64, seconds: 30)
+        #expect(flag.errors.hasPrefix("unknown flag '--bogus'"))
+        let trace = try await runExample("AccountsApp", environment: home.environment.merging(["APPKERNEL_TRACE": ""]) { $1 },
+                                         status: 64, seconds: 30)
+        #expect(trace.errors.hasPrefix("APPKERNEL_TRACE: set but empty"))
+        #expect(flag.lines.isEmpty && trace.lines.isEmpty, "nothing ran")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: home.url.path).isEmpty, "no data folder was made")
+    }
+
+    @Test func aTraceThatCannotBeWrittenIsReportedAsNotWritten() async throws {
+        let home = try TemporaryDataHome()
+        let path = home.url.appendingPathComponent("no-such-folder/launch.json").path
+        let child = try await runExample("AccountsApp", environment: home.environment.merging(["APPKERNEL_TRACE": path]) { $1 },
+                                         status: 0, seconds: 60)
+        #expect(child.lines.contains { $0.contains("launch timeline NOT written to \(path): ") }, "\(child.lines.suffix(4))")
+        #expect(!child.lines.contains { $0.contains("launch timeline written to") })
+    }
+
     @Test func aBadCommandLineSaysWhatIsWrongAndExits64() async throws {
         let child = try await runExample("AccountsApp", arguments: ["--login-host", "https://login.salesforce.com"], status: 64, seconds: 30)
         #expect(child.errors.hasPrefix("--login-host and --client-id go together"))
