@@ -63,7 +63,7 @@ enum AccountsApp {
             // The passcode protects the app across launches: its hash lives beside the users.
             manager.passcode.store = FilePasscodeStore(url: dataDirectory.appendingPathComponent("passcode.json"))
             manager.rootControllerFactory = { user in AccountsListController(user: user, manager: manager) }
-            manager.launchErrorHandler = { error in Console.say("launch error: \(error)") }
+            manager.launchErrorHandler = { error in Console.say("launch error: \(error.summary)") }
 
             let configuration = ProcessHost.Configuration(arguments: options.launchArguments,
                                                           log: StandardErrorLogHandler(minimumLevel: .warning))

@@ -112,7 +112,8 @@ final class Driver {
             return false
         }
         guard manager.launchState == .finished else {
-            Console.say("the launch did not complete: \(manager.lastError.map { "\($0)" } ?? "\(manager.launchState)")")
+            // The launch error handler has said why; this says what happens now.
+            Console.say("the launch did not complete; the app ends with status 1")
             launchFailed = true
             return false
         }

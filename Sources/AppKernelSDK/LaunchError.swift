@@ -51,18 +51,26 @@ public struct LaunchError: Error, CustomStringConvertible {
         }
     }
 
-    /// What failed, where, and what to do.
-    public var description: String {
+    /// What failed and where, without the advice for the code that calls `launch()` — what an
+    /// app shows its user (`the launch phase 'auth' failed: …`).
+    public var summary: String {
         let place = phase.map { "the launch phase '\($0)'" } ?? "the launch"
         switch cause {
-        case .threw(let error):
-            return "\(place) failed: \(error). The launch stopped there; fix the cause and call launch() again."
+        case .threw(let error): return "\(place) failed: \(error)"
         case .hookFailed(let error):
-            return "\(place) failed in its \(error.stage.rawValue) hook '\(error.hook)': \(error.underlyingError.map { "\($0)" } ?? "\(error)"). Fix or cancel the hook and call launch() again."
-        case .timedOut(let deadline):
-            return "\(place) did not finish within \(deadline). Make it finish sooner or raise SDKManager.phaseDeadline."
-        case .alreadyRunning:
-            return "a launch is already running; wait for it (launchState) instead of starting another."
+            return "\(place) failed in its \(error.stage.rawValue) hook '\(error.hook)': \(error.underlyingError.map { "\($0)" } ?? "\(error)")"
+        case .timedOut(let deadline): return "\(place) did not finish within \(deadline)"
+        case .alreadyRunning: return "a launch is already running"
+        }
+    }
+
+    /// What failed, where, and what to do.
+    public var description: String {
+        switch cause {
+        case .threw: return "\(summary). The launch stopped there; fix the cause and call launch() again."
+        case .hookFailed: return "\(summary). Fix or cancel the hook and call launch() again."
+        case .timedOut: return "\(summary). Make it finish sooner or raise SDKManager.phaseDeadline."
+        case .alreadyRunning: return "\(summary); wait for it (launchState) instead of starting another."
         }
     }
 }

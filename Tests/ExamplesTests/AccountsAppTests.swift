@@ -138,6 +138,19 @@ struct AccountsAppTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: home.url.path).isEmpty, "no data folder was made")
     }
 
+    /// A login that cannot reach its org (the device flow against a closed loopback port): the
+    /// error is said once, in words for the app's user, and the app ends gracefully with status 1.
+    @Test func aFailedLaunchSaysWhyOnceAndExits1() async throws {
+        let home = try TemporaryDataHome()
+        let child = try await runExample("AccountsApp", arguments: ["--login-host", "http://127.0.0.1:9", "--client-id", "x", "--device"],
+                                         environment: home.environment, status: 1, seconds: 60)
+        let errors = child.lines.filter { $0.contains("login failed while requesting a device code") }
+        #expect(errors.count == 1, "\(child.lines)")
+        #expect(errors.first?.contains("launch error: the launch phase 'auth' failed: ") == true)
+        #expect(!child.lines.contains { $0.contains("call launch() again") }, "no advice meant for the code that calls launch()")
+        ExampleOutput(child.lines).expectInOrder(["the launch did not complete; the app ends with status 1", "app will terminate", "terminated (exit 1)"])
+    }
+
     @Test func aTraceThatCannotBeWrittenIsReportedAsNotWritten() async throws {
         let home = try TemporaryDataHome()
         let path = home.url.appendingPathComponent("no-such-folder/launch.json").path
