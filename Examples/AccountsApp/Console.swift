@@ -28,6 +28,22 @@ enum Console {
 
     private static var lines: AsyncStream<String>?
 
+    /// The next line typed, not echoed when standard input is a terminal (a passcode): the
+    /// terminal's echo is off until the line is in.
+    static func readSecretLine() async -> String? {
+        guard isatty(STDIN_FILENO) == 1 else { return await readLine() }
+        var original = termios()
+        guard tcgetattr(STDIN_FILENO, &original) == 0 else { return await readLine() }
+        var silent = original
+        silent.c_lflag &= ~tcflag_t(ECHO)
+        tcsetattr(STDIN_FILENO, TCSANOW, &silent)
+        let line = await readLine()
+        tcsetattr(STDIN_FILENO, TCSANOW, &original)
+        // The Return the user typed was not echoed either.
+        FileHandle.standardOutput.write(Data("\n".utf8))
+        return line
+    }
+
     /// The next line typed on standard input; `nil` at its end. A thread of its own reads the
     /// input, so the main actor keeps serving events (and Ctrl-C) while nobody types.
     static func readLine() async -> String? {

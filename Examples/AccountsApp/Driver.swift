@@ -12,14 +12,16 @@ final class PasscodePrompt: PasscodeProvider {
     var readsTerminal = false
 
     func passcode(attempt: Int, remaining: Int) async -> String? {
+        // Asked again: the last answer was wrong.
+        if attempt > 1 { Console.say("wrong passcode") }
         if !scripted.isEmpty {
             let answer = scripted.removeFirst()
-            Console.say("passcode asked (attempt \(attempt), \(remaining) left): typing \(String(repeating: "•", count: answer.count)) (\(answer))")
+            Console.say("passcode asked (attempt \(attempt), \(remaining) left): typing \(String(repeating: "•", count: answer.count))")
             return answer
         }
         guard readsTerminal else { return nil }
         Console.prompt("passcode (attempt \(attempt), \(remaining) left): ")
-        return await Console.readLine()
+        return await Console.readSecretLine()
     }
 }
 

@@ -4,7 +4,7 @@ import AppKernelAuth
 import LoopbackServer
 
 /// Both flows end to end, over real HTTP on loopback, through URLSession.
-@Suite(.serialized)
+@Suite(.serialized, .enabled(if: PythonServer.isInstalled, "needs python3: PythonRequirementTests says how to install it"))
 struct LoopbackLoginTests {
     func config(_ server: PythonServer) -> OAuthConfig {
         OAuthConfig(clientID: LoopbackOAuthServer.clientID, redirectURI: URL(string: "test://callback")!,

@@ -4,7 +4,7 @@ import AppKernelAuth
 import LoopbackServer
 
 /// Accounts over real loopback logins: several orgs and users, switch, logout, refresh, restart.
-@MainActor @Suite(.serialized)
+@MainActor @Suite(.serialized, .enabled(if: PythonServer.isInstalled, "needs python3: PythonRequirementTests says how to install it"))
 struct UserAccountManagerTests {
     func withManager(_ body: (UserAccountManager, OAuthConfig, URL) async throws -> Void) async throws {
         let server = try await LoopbackOAuthServer.start()

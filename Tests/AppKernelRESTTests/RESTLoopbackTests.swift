@@ -7,7 +7,7 @@ import LoopbackServer
 
 /// The REST client and the record list over real HTTP on loopback, through URLSession, against
 /// `Fixtures/rest_server.py`.
-@MainActor @Suite(.serialized)
+@MainActor @Suite(.serialized, .enabled(if: PythonServer.isInstalled, "needs python3: PythonRequirementTests says how to install it"))
 struct RESTLoopbackTests {
     func withServer(_ body: (PythonServer, RestClient) async throws -> Void) async throws {
         let server = try await PythonServer.start(script: URL(fileURLWithPath: #filePath).deletingLastPathComponent()

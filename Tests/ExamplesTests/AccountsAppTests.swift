@@ -42,7 +42,7 @@ struct AccountsAppTests {
             "│   Acme Corporation (renamed offline) — Manufacturing",
             "── set a passcode", "passcode set",
             "scene will resign active", "scene entered the background", "scene will enter the foreground", "scene became active",
-            "passcode asked (attempt 1, 10 left)", "passcode asked (attempt 2, 9 left)", "unlocked",
+            "passcode asked (attempt 1, 10 left)", "wrong passcode", "passcode asked (attempt 2, 9 left)", "unlocked",
             "── switch user", "logging in another user (bob@beta.com)", "current user changed: bob@beta.com",
             "root controller appeared for bob@beta.com", "synced down 1 new or changed account(s) into the store of bob@beta.com",
             "┌ Accounts of bob@beta.com", "│   Beta Labs — Research", "│ Contacts", "│   (none)",
@@ -50,6 +50,7 @@ struct AccountsAppTests {
             "┌ Accounts of ada@acme.com", "│   Acme Corporation (renamed offline) — Manufacturing",
             "── quit", "app will terminate", "terminated (exit 0)",
         ])
+        #expect(!child.lines.contains { $0.contains("typing •") && $0.hasSuffix(")") }, "a masked passcode is not printed after all")
         let deleted = try #require(output.index(of: "  deleted Alan Turing"))
         #expect(!output.texts[deleted...].contains { $0.hasPrefix("│") && $0.contains("Alan Turing") },
                 "the deleted contact is gone from every later list")

@@ -18,8 +18,23 @@ public final class PythonServer: @unchecked Sendable {
         self.baseURL = URL(string: "http://127.0.0.1:\(port)")!
     }
 
+    /// Where `python3` is on the `PATH`, if it is.
+    public static let python3: String? = {
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin"
+        return path.split(separator: ":").map { "\($0)/python3" }.first { FileManager.default.isExecutableFile(atPath: $0) }
+    }()
+
+    /// Whether `python3` is installed: the loopback servers' suites run only if it is, and one
+    /// test (`PythonRequirementTests`) fails with ``missingMessage`` if it is not.
+    public static var isInstalled: Bool { python3 != nil }
+
+    /// What to do when `python3` is missing.
+    public static let missingMessage = "python3 is not on the PATH: the OAuth and REST loopback tests run servers written with "
+        + "Python's standard library. Install it (Debian: apt-get install python3); .ci/run installs it when it is missing."
+
     /// Starts `script` and waits for it to say which port it took.
     public static func start(script: URL) async throws -> PythonServer {
+        guard isInstalled else { throw ServerError.python3Missing }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["python3", script.path]
@@ -53,6 +68,19 @@ public final class PythonServer: @unchecked Sendable {
         try? input.fileHandleForWriting.close()
     }
 
-    /// The script did not print its port.
-    public enum ServerError: Error { case didNotStart(String) }
+    /// The server could not start.
+    public enum ServerError: Error, CustomStringConvertible {
+        /// `python3` is not installed.
+        case python3Missing
+        /// The script did not print its port; what it printed instead.
+        case didNotStart(String)
+
+        /// What went wrong, in words.
+        public var description: String {
+            switch self {
+            case .python3Missing: PythonServer.missingMessage
+            case .didNotStart(let printed): "the server script did not print its port (its first line: '\(printed)')"
+            }
+        }
+    }
 }
