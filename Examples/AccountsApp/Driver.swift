@@ -216,9 +216,16 @@ final class Driver {
 
     private func logout() async {
         guard let current = manager.accountManager?.currentAccount else { return Console.say("nobody is logged in") }
-        Console.say("logging out \(current.userIdentity?.username ?? current.identity.description)")
+        let isLast = (manager.accountManager?.allAccounts.count ?? 0) <= 1
+        Console.say("logging out \(current.userIdentity?.username ?? current.identity.description)"
+                    + (isLast ? " — the last user: the app returns to its login, as the Mobile SDK's apps do" : ""))
         await manager.accountManager?.logout(current.identity, reason: .userInitiated)
-        await manager.reauthentication?.value
+        if isLast {
+            await manager.reauthentication?.value
+            if let user = manager.accountManager?.currentAccount {
+                Console.say("logged in again as \(user.userIdentity?.username ?? user.identity.description)")
+            }
+        }
         await controller?.loading?.value
     }
 }

@@ -97,6 +97,18 @@ struct AccountsAppTests {
         ])
     }
 
+    /// After the last user logs out the app returns to its login, as the Mobile SDK's apps do —
+    /// and says so, rather than logging a user back in silently.
+    @Test func theLastLogoutIsAnnouncedAndSoIsTheLoginThatFollows() async throws {
+        let home = try TemporaryDataHome()
+        let child = try await runExample("AccountsApp", arguments: ["--interactive"], input: "logout\nquit\n", environment: home.environment)
+        ExampleOutput(child.lines.flatMap { $0.components(separatedBy: "> ") }.filter { !$0.isEmpty }).expectInOrder([
+            "logging out ada@acme.com — the last user: the app returns to its login, as the Mobile SDK's apps do",
+            "logged in again as ada@acme.com",
+            "terminated (exit 0)",
+        ])
+    }
+
     @Test func ctrlCTerminatesGracefullyAndTheLaunchTimelineIsWritten() async throws {
         let trace = FileManager.default.temporaryDirectory.appendingPathComponent("accounts-launch-\(UUID().uuidString).json")
         defer { try? FileManager.default.removeItem(at: trace) }
