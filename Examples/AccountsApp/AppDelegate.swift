@@ -28,6 +28,7 @@ final class AppDelegate: ApplicationDelegate {
     }
 
     func applicationWillTerminate(_ application: Application) { Console.say("app will terminate") }
+    func applicationDidReceiveMemoryWarning(_ application: Application) { Console.say("memory warning (SIGUSR1 or memory pressure)") }
 }
 
 /// The template's `SceneDelegate`: makes the window, lets the SDK manager put its placeholder

@@ -10,11 +10,19 @@ enum Console {
     static func say(_ text: String) {
         let origin = start
         let elapsed = milliseconds(ContinuousClock.now - origin)
+        // A line said while a prompt waits for input (an event, a sync finishing) ends the
+        // prompt's line first and shows the prompt again after it: output never lands inside
+        // the line being typed.
+        if pendingPrompt != nil { FileHandle.standardOutput.write(Data("\n".utf8)) }
         for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             let stamp = index == 0 ? String(format: "%9.1f ms", elapsed) : String(repeating: " ", count: 12)
             FileHandle.standardOutput.write(Data("\(stamp)  \(line)\n".utf8))
         }
+        if let pendingPrompt { FileHandle.standardOutput.write(Data(pendingPrompt.utf8)) }
     }
+
+    /// The prompt shown and not answered yet.
+    private static var pendingPrompt: String?
 
     /// `duration` in milliseconds (never `-0`).
     static func milliseconds(_ duration: Duration) -> Double {
@@ -24,6 +32,7 @@ enum Console {
     /// Prints a prompt without a newline.
     static func prompt(_ text: String) {
         FileHandle.standardOutput.write(Data(text.utf8))
+        pendingPrompt = text
     }
 
     private static var lines: AsyncStream<String>?
@@ -58,6 +67,8 @@ enum Console {
         }
         // Iterators of one stream share its buffer: each call takes the next line.
         var iterator = lines?.makeAsyncIterator()
-        return await iterator?.next()
+        let line = await iterator?.next()
+        pendingPrompt = nil
+        return line
     }
 }

@@ -109,6 +109,21 @@ struct AccountsAppTests {
         ])
     }
 
+    /// Output that arrives while the prompt waits (a memory warning from SIGUSR1) ends the
+    /// prompt's line first and shows the prompt again: it never lands inside the typed line.
+    @Test func outputArrivingWhileThePromptWaitsGetsALineOfItsOwn() async throws {
+        let home = try TemporaryDataHome()
+        let child = try ChildProcess(executable: "AccountsApp", environment: home.environment, arguments: ["--interactive"])
+        #expect(await child.waitUntil { lines, _ in lines.contains { $0.contains("commands: list") } })
+        // The prompt follows that line in the same main-actor turn: it is waiting now.
+        child.send(SIGUSR1)
+        #expect(await child.waitUntil { lines, _ in lines.contains { $0.contains("memory warning (SIGUSR1") } })
+        let warning = try #require(child.lines.first { $0.contains("memory warning (SIGUSR1") })
+        #expect(!warning.contains("> "), "the warning is not inside the prompt's line: \(warning)")
+        child.send(SIGINT)
+        #expect(await child.waitForExit(seconds: 30) == 0)
+    }
+
     @Test func ctrlCTerminatesGracefullyAndTheLaunchTimelineIsWritten() async throws {
         let trace = FileManager.default.temporaryDirectory.appendingPathComponent("accounts-launch-\(UUID().uuidString).json")
         defer { try? FileManager.default.removeItem(at: trace) }
