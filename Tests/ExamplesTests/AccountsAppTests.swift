@@ -124,6 +124,19 @@ struct AccountsAppTests {
         #expect(await child.waitForExit(seconds: 30) == 0)
     }
 
+    /// On a real terminal (a pseudo-terminal a Python script drives) the passcode typed at the
+    /// lock's prompt is not echoed, while the commands around it are.
+    @Test(.enabled(if: ProcessInfo.processInfo.environment["PATH"]?.split(separator: ":")
+        .contains { FileManager.default.isExecutableFile(atPath: "\($0)/python3") } == true, "needs python3"))
+    func aPasscodeTypedOnATerminalIsNotEchoed() async throws {
+        let home = try TemporaryDataHome()
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/pty_passcode.py")
+        let child = try ChildProcess(executable: "/usr/bin/env", environment: home.environment,
+                                     arguments: ["python3", script.path, ChildProcess.executable("AccountsApp").path])
+        #expect(await child.waitForExit(seconds: 60) == 0, "stderr: \(child.errors)")
+        #expect(child.lines == ["NOT ECHOED", "exit 0"], "stderr: \(child.errors)")
+    }
+
     @Test func ctrlCTerminatesGracefullyAndTheLaunchTimelineIsWritten() async throws {
         let trace = FileManager.default.temporaryDirectory.appendingPathComponent("accounts-launch-\(UUID().uuidString).json")
         defer { try? FileManager.default.removeItem(at: trace) }

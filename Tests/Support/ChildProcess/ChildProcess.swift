@@ -46,8 +46,9 @@ public final class ChildProcess: Sendable {
     /// The child's process id.
     public let pid: Int32
 
-    /// Where the executable `name` was built (beside the test runner).
+    /// Where the executable `name` was built (beside the test runner); an absolute path as it is.
     public static func executable(_ name: String) -> URL {
+        if name.hasPrefix("/") { return URL(fileURLWithPath: name) }
         let sibling = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent(name)
         return FileManager.default.fileExists(atPath: sibling.path) ? sibling
             : Bundle.main.bundleURL.deletingLastPathComponent().appendingPathComponent(name)
