@@ -77,6 +77,16 @@ struct AccountsAppTests {
         #expect(!files.isEmpty && files.allSatisfy { $0.hasPrefix("AccountsApp") }, "\(files)")
     }
 
+    /// Every example, run with a temporary directory of its own (`TMPDIR`), leaves it as it found it.
+    @Test func theExamplesLeaveTheTemporaryDirectoryAsTheyFoundIt() async throws {
+        let home = try TemporaryDataHome(), temporary = try TemporaryDataHome()
+        let environment = home.environment.merging(["TMPDIR": temporary.url.path]) { $1 }
+        for example in ["AccountsApp", "LifecycleTour", "ModularApp", "MultiOrgLogin"] {
+            _ = try await runExample(example, environment: environment)
+            #expect(try FileManager.default.contentsOfDirectory(atPath: temporary.url.path) == [], "\(example) left files behind")
+        }
+    }
+
     @Test func interactiveCommandsDriveTheSameApp() async throws {
         let home = try TemporaryDataHome()
         let commands = ["list", "delete 9", "frobnicate", "delete 2", "bg", "fg", "switch", "switch", "logout", "quit"]
