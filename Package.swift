@@ -29,7 +29,7 @@ let package = Package(
     targets: [
         .target(name: "AppKernelCore", swiftSettings: strictSettings),
         .target(name: "AppKernel", dependencies: ["AppKernelCore"], swiftSettings: strictSettings),
-        .target(name: "AppKernelTesting", dependencies: ["AppKernel"], swiftSettings: strictSettings),
+        .target(name: "AppKernelTesting", dependencies: ["AppKernel", "AppKernelCore"], swiftSettings: strictSettings),
         .target(name: "AppKernelAuth", dependencies: ["AppKernelCore"], swiftSettings: strictSettings),
         .systemLibrary(name: "CSQLite", path: "Sources/CSQLite", providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]),
         .target(name: "AppKernelStore", dependencies: ["AppKernelCore", "AppKernelAuth", "CSQLite"], swiftSettings: strictSettings),
@@ -37,7 +37,7 @@ let package = Package(
         .target(name: "AppKernelSDK", dependencies: ["AppKernel", "AppKernelAuth", "AppKernelREST", "AppKernelStore", "AppKernelSync"], swiftSettings: strictSettings),
         .target(name: "AppKernelSDKTesting", dependencies: ["AppKernel", "AppKernelAuth", "AppKernelSDK", "AppKernelTesting"], swiftSettings: strictSettings),
         .target(name: "AppKernelREST", dependencies: ["AppKernelCore", "AppKernelAuth"], swiftSettings: strictSettings),
-        .target(name: "AppKernelPOSIX", dependencies: ["AppKernel"], swiftSettings: strictSettings),
+        .target(name: "AppKernelPOSIX", dependencies: ["AppKernel", "AppKernelCore"], swiftSettings: strictSettings),
         .target(name: "AppKernelModules", dependencies: ["AppKernel"], swiftSettings: strictSettings),
         .executableTarget(
             name: "LifecycleTour",
@@ -84,13 +84,13 @@ let package = Package(
             dependencies: ["AppKernel", "AppKernelPOSIX"],
             path: "Tests/Helpers/ReadmeServer",
             swiftSettings: strictSettings),
-        .target(name: "ChildProcess", path: "Tests/Support/ChildProcess", swiftSettings: strictSettings),
+        .target(name: "ChildProcess", dependencies: ["AppKernelCore"], path: "Tests/Support/ChildProcess", swiftSettings: strictSettings),
         .testTarget(name: "AppKernelPOSIXTests", dependencies: ["AppKernelPOSIX", "AppKernel", "AppKernelSDK", "AppKernelTesting", "ProcessHostDemo", "ReadmeServer", "ChildProcess"],
                     swiftSettings: strictSettings),
         .testTarget(name: "AppKernelModulesTests", dependencies: ["AppKernelModules", "AppKernel", "AppKernelTesting"],
                     swiftSettings: strictSettings),
         // Runs the examples' built executables and checks what they print.
-        .testTarget(name: "ExamplesTests", dependencies: ["ChildProcess", "AccountsApp", "LifecycleTour", "ModularApp", "MultiOrgLogin"], exclude: ["Fixtures"],
+        .testTarget(name: "ExamplesTests", dependencies: ["ChildProcess", "LoopbackServer", "AccountsApp", "LifecycleTour", "ModularApp", "MultiOrgLogin"], exclude: ["Fixtures"],
                     swiftSettings: strictSettings),
         .target(name: "LoopbackServer", path: "Tests/Support/LoopbackServer", swiftSettings: strictSettings),
         .testTarget(name: "AppKernelRESTTests", dependencies: ["AppKernelREST", "AppKernel", "AppKernelAuth", "AppKernelTesting", "LoopbackServer"],

@@ -1,4 +1,5 @@
 import AppKernel
+import AppKernelCore
 import Dispatch
 import Foundation
 #if canImport(Glibc)
@@ -98,7 +99,7 @@ public final class ProcessHost {
     /// `ApplicationEvent.didReceiveReloadRequest`.
     public var onConfigurationChange: (@MainActor () async -> Void)?
 
-    private let state = SharedBox()
+    private let state = SharedBox(SharedState())
     private var sources: [any DispatchSourceSignal] = []
     private var terminated: CheckedContinuation<Void, Never>?
     /// Whether the host got as far as `READY=1`; `nil` until it is decided.
@@ -116,22 +117,10 @@ public final class ProcessHost {
         var sigintCount = 0
     }
 
-    /// The shared state behind a lock, as a reference the signal queue can hold.
-    ///
-    /// An `NSLock` (a pthread mutex), not a `Synchronization.Mutex`: the signal queue and the main
-    /// actor both take it, and on Linux ThreadSanitizer models pthread locks but not `Mutex`'s raw
-    /// futex calls, so every access under a `Mutex` here was reported as a race
-    /// (`.ci/sanitizers.d/tsan.supp`). `@unchecked Sendable`: `shared` is read and written only
-    /// inside `withLock`, under `lock`.
-    final class SharedBox: @unchecked Sendable {
-        private let lock = NSLock()
-        private var shared = SharedState()
-        func withLock<Result>(_ body: (inout SharedState) -> Result) -> Result {
-            lock.lock()
-            defer { lock.unlock() }
-            return body(&shared)
-        }
-    }
+    /// The shared state behind a lock, as a reference the signal queue can hold: the signal queue
+    /// and the main actor both take it, so it is AppKernelCore's `Locked` (an `NSLock`, which
+    /// ThreadSanitizer models; `Synchronization.Mutex` here was reported as racing).
+    typealias SharedBox = Locked<SharedState>
 
     /// Runs `delegate`'s application until it terminates; returns the exit status.
     public static func run(delegate: any ApplicationDelegate, interface: (any FrameworkInterface)? = nil,

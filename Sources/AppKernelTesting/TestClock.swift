@@ -122,7 +122,7 @@ public final class TestClock: SchedulingClock, Sendable {
         }
     }
 
-    /// Under an `NSLock`, not a `Mutex`: ThreadSanitizer models the first (see ``Locked``).
+    /// Under an `NSLock`, not a `Mutex`: ThreadSanitizer models the first (AppKernelCore's `Locked`).
     private let state: Locked<State>
 
     /// Creates a clock whose time starts at `now` (the origin by default).

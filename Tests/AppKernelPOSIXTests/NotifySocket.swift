@@ -1,4 +1,5 @@
 import Foundation
+import AppKernelCore
 import ChildProcess
 #if canImport(Glibc)
 import Glibc

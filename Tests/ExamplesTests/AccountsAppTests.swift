@@ -1,4 +1,5 @@
 import ChildProcess
+import LoopbackServer
 import Foundation
 import Testing
 #if canImport(Glibc)
@@ -136,8 +137,7 @@ struct AccountsAppTests {
 
     /// On a real terminal (a pseudo-terminal a Python script drives) the passcode typed at the
     /// lock's prompt is not echoed, while the commands around it are.
-    @Test(.enabled(if: ProcessInfo.processInfo.environment["PATH"]?.split(separator: ":")
-        .contains { FileManager.default.isExecutableFile(atPath: "\($0)/python3") } == true, "needs python3"))
+    @Test(.enabled(if: PythonServer.isInstalled, "needs python3: PythonRequirementTests says how to install it"))
     func aPasscodeTypedOnATerminalIsNotEchoed() async throws {
         let home = try TemporaryDataHome()
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/pty_passcode.py")

@@ -1,27 +1,8 @@
+import AppKernelCore
 import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
-
-/// A value behind a lock that closures on other threads can share (a class, so that they share
-/// one lock).
-///
-/// An `NSLock` (a pthread mutex), not `Synchronization.Mutex`: on Linux the toolchain's `Mutex`
-/// locks with raw futex calls that ThreadSanitizer does not see, so every access under it is
-/// reported as a race (`.ci/sanitizers thread`).
-/// `@unchecked Sendable`: `value` is only touched under `lock`.
-public final class Locked<Value: Sendable>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value: Value
-    /// Wraps `value`.
-    public init(_ value: Value) { self.value = value }
-    /// Runs `body` with the value, under the lock.
-    public func withLock<Result: Sendable>(_ body: (inout Value) -> Result) -> Result {
-        lock.lock()
-        defer { lock.unlock() }
-        return body(&value)
-    }
-}
 
 /// Runs one of the package's executables (built next to the test bundle) and collects what it
 /// prints. Waits are bounded by wall-clock deadlines: this is a real process, and a broken one

@@ -1,0 +1,26 @@
+import Foundation
+
+/// A value behind an `NSLock`, as a reference that closures on other threads can share: the
+/// package's one lock box (the test clock's state, the process host's signal-queue state, the
+/// test support's child-process output).
+///
+/// An `NSLock` (a pthread mutex), not `Synchronization.Mutex`: on Linux `Mutex` locks with raw
+/// futex calls that ThreadSanitizer does not model, so every access made under one from two
+/// threads is reported as a race (`.ci/sanitizers.d/tsan.supp`); ThreadSanitizer intercepts
+/// pthread locks. The kernel's own single-threaded state keeps `Mutex` or none.
+///
+/// `@unchecked Sendable`: `value` is read and written only inside `withLock`, under `lock`.
+package final class Locked<Value>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value: Value
+
+    /// Wraps `value`.
+    package init(_ value: Value) { self.value = value }
+
+    /// Runs `body` with the value, under the lock.
+    package func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body(&value)
+    }
+}
