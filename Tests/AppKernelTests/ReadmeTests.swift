@@ -73,7 +73,7 @@ private extension URL {
     token.cancel()
 }
 
-/// Every Swift block of the README, DESIGN and the DocC articles appears, line for line
+/// Every Swift block of the README, DESIGN, Benchmarks/README and the DocC articles appears, line for line
 /// (indentation aside), in a test or an example that compiles it — with its imports at the top
 /// of that file (an `@_spi` import counts) — so the docs cannot drift from code that builds.
 /// A block not covered yet would be listed by file and first line, with the reason; the list is
@@ -101,7 +101,7 @@ private extension URL {
     for url in files(under: "Tests", where: { $0.pathExtension == "swift" }) + files(under: "Examples", where: { $0.pathExtension == "swift" }) {
         sources.append(lines(try String(contentsOf: url, encoding: .utf8)))
     }
-    let documents = [root.appendingPathComponent("README.md"), root.appendingPathComponent("DESIGN.md")]
+    let documents = ["README.md", "DESIGN.md", "Benchmarks/README.md"].map { root.appendingPathComponent($0) }
         + files(under: "Sources", where: { $0.pathExtension == "md" && $0.deletingLastPathComponent().pathExtension == "docc" })
     var uncovered: [String] = []
     var blockCount = 0
