@@ -13,16 +13,17 @@ import Foundation
 ///
 /// ## Numbers
 ///
-/// Every reader of JSON text in the package — the configuration reader (``ConfigParser``, then
-/// ``ConfigValue/jsonValue``), SmartStore's entries and REST bodies (``init(jsonData:)``) — turns
-/// a number literal into a value by this one rule:
+/// Every reader in the package that turns JSON text into a `JSONValue` — the configuration reader
+/// (``ConfigParser``, then ``ConfigValue/jsonValue``), and ``init(jsonData:)``, which reads
+/// SmartStore's entries and REST bodies — turns a number literal into a value by this one rule
+/// (Codable types decode by their own declared types):
 ///
 /// - A literal without a fraction or an exponent whose value fits `Int` is ``int(_:)``, exactly:
 ///   `42`, `-9223372036854775808`, `9007199254740993`, and `-0`, which is `0`.
 /// - Every other literal is ``double(_:)``, the `Double` nearest to it: one with a fraction or an
 ///   exponent even when it is whole (`1.0`, `1e3`, `-0.0`), and a whole number beyond `Int`
-///   (`9223372036854775808`), which so keeps 15–17 significant digits. There is no decimal type:
-///   `0.1` is the `Double` nearest 0.1, as `JSONSerialization` reads it, and with it the iOS Mobile SDK.
+///   (`9223372036854775808`), which so keeps only 15–17 significant digits. No decimal type:
+///   `0.1` is the `Double` nearest 0.1, as `JSONSerialization` (so the iOS Mobile SDK) reads it.
 /// - A literal beyond `Double`'s range (`1e400`) is not JSON: the reader refuses the text. One
 ///   below its smallest magnitude (`1e-400`) is `0.0`.
 ///
