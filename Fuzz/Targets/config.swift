@@ -1,5 +1,5 @@
 // libFuzzer target: the config readers — ConfigParser (JSON and property lists), then what reads
-// its values: bootconfig.json (BootConfig), userstore.json and usersyncs.json (StoreConfig) and
+// its values: bootconfig.json (BootConfig), userstore.json (StoreConfig), usersyncs.json (SyncConfig) and
 // MobileRuntime (RuntimeManifest). The first byte picks the format; the rest is the file.
 // Any input must end in a value or a thrown ConfigError: a trap, a hang or unbounded memory is a
 // bug. Built and run by .ci/fuzz.
@@ -18,9 +18,9 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ count: Int) -> CInt {
         _ = try? ConfigParser.parse(body, file: "fuzz.json", format: .json)
         _ = try? BootConfig.parse(json: body)
         if let soups = try? StoreConfig.parseSoups(body) {
-            _ = try? StoreConfig.parseSyncs(body, soupNames: Set(soups.map(\.name)))
+            _ = try? SyncConfig.parseSyncs(body, soupNames: Set(soups.map(\.name)))
         }
-        _ = try? StoreConfig.parseSyncs(body, soupNames: ["accounts", "contacts"])
+        _ = try? SyncConfig.parseSyncs(body, soupNames: ["accounts", "contacts"])
         _ = try? RuntimeManifest(data: body, file: "MobileRuntime.json")
     } else {
         _ = try? ConfigParser.parse(body, file: "fuzz.plist", format: .propertyList)

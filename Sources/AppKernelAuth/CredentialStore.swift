@@ -1,3 +1,4 @@
+import AppKernelCore
 import Foundation
 import Synchronization
 #if canImport(Glibc)

@@ -1,3 +1,4 @@
+import AppKernelCore
 import Foundation
 
 /// A token whose revocation failed and is retried until it succeeds: at the next launch (the

@@ -1,21 +1,5 @@
+import AppKernelCore
 import Foundation
-
-/// Who an account is: a user in an org (the Mobile SDK's `SFUserAccountIdentity`).
-public struct UserAccountIdentity: Sendable, Hashable, Codable, CustomStringConvertible {
-    /// The user's id.
-    public var userID: String
-    /// The org's id.
-    public var orgID: String
-
-    /// Creates an identity.
-    public init(userID: String, orgID: String) {
-        self.userID = userID
-        self.orgID = orgID
-    }
-
-    /// `<orgID>/<userID>`.
-    public var description: String { "\(orgID)/\(userID)" }
-}
 
 /// A logged-in user: identity, credentials, what the identity service said, and where they
 /// logged in. Prints without its tokens.

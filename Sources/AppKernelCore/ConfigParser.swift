@@ -4,7 +4,7 @@ import Foundation
 ///
 /// JSON is parsed here, strictly (RFC 8259: no comments, no trailing commas, no leading zeros, no
 /// key twice in one object), keeping each value's line and column; the first error names its
-/// line and column. Property lists go through `PropertyListSerialization` and
+/// line and column. Numbers follow ``JSONValue``'s number rule. Property lists go through `PropertyListSerialization` and
 /// ``JSONValue/init(foundationObject:)`` (so `<true/>` stays a Boolean and `<integer>1</integer>`
 /// a number); Foundation reports no positions for them, so their values and errors have none.
 public enum ConfigParser {
@@ -191,7 +191,11 @@ private struct JSONScanner {
         case UInt8(ascii: "t"): try literal("true"); return make(.bool(true))
         case UInt8(ascii: "f"): try literal("false"); return make(.bool(false))
         case UInt8(ascii: "n"): try literal("null"); return make(.null)
-        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return make(.number(try number()))
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+            switch try number() {
+            case .int(let number): return make(.int(number))
+            case let other: return make(.double(other.doubleValue ?? 0))
+            }
         default: throw failure("unexpected character '\(character(at: index))'")
         }
     }
@@ -237,7 +241,9 @@ private struct JSONScanner {
         index += expected.count
     }
 
-    mutating func number() throws(ConfigError) -> Double {
+    /// A number: its syntax checked here, for errors with positions; its value by
+    /// ``JSONValue``'s number rule (`.int` or `.double`).
+    mutating func number() throws(ConfigError) -> JSONValue {
         let start = index
         if current == UInt8(ascii: "-") { index += 1 }
         func isDigit(_ byte: UInt8?) -> Bool { byte.map { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) } ?? false }
@@ -259,9 +265,7 @@ private struct JSONScanner {
             if current == UInt8(ascii: "+") || current == UInt8(ascii: "-") { index += 1 }
             guard digits() > 0 else { throw failure("a number needs digits in its exponent") }
         }
-        guard let number = Double(String(decoding: bytes[start..<index], as: UTF8.self)), number.isFinite else {
-            throw failure("the number is out of range")
-        }
+        guard let number = JSONValue.number(literal: bytes[start..<index]) else { throw failure("the number is out of range") }
         return number
     }
 

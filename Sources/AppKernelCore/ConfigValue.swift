@@ -20,8 +20,11 @@ public struct ConfigValue: Sendable {
         case array([ConfigValue])
         /// A string.
         case string(String)
-        /// A number (JSON has one number type; a property list's integers and reals both land here).
-        case number(Double)
+        /// A number written without a fraction or an exponent that fits `Int` (a property list's
+        /// `<integer>`), by ``JSONValue``'s number rule.
+        case int(Int)
+        /// Any other number (a property list's `<real>`), by ``JSONValue``'s number rule.
+        case double(Double)
         /// `true` or `false` — never a number.
         case bool(Bool)
         /// `null` (or a property-list value JSON has no form for: a date, data).
@@ -72,20 +75,22 @@ public struct ConfigValue: Sendable {
             kind = .array(elements.enumerated().map { ConfigValue($1, file: file, keyPath: ConfigValue.keyPath(keyPath, element: $0)) })
         case .string(let text): kind = .string(text)
         case .bool(let flag): kind = .bool(flag)
-        case .int, .double: kind = .number(value.doubleValue ?? 0)
+        case .int(let number): kind = .int(number)
+        case .double(let number): kind = .double(number)
         case .null: kind = .null
         }
         self.init(kind: kind, file: file, keyPath: keyPath)
     }
 
-    /// The value as JSON (a whole number as an integer), without positions: what a custom part
-    /// that reads its own keys receives.
+    /// The value as JSON, without positions: what a custom part that reads its own keys receives.
+    /// Numbers keep their kind (``JSONValue``'s number rule): `1` is `.int(1)`, `1.0` `.double(1)`.
     public var jsonValue: JSONValue {
         switch kind {
         case .object(let members): .object(Dictionary(members.map { ($0.key, $0.value.jsonValue) }, uniquingKeysWith: { _, last in last }))
         case .array(let elements): .array(elements.map(\.jsonValue))
         case .string(let text): .string(text)
-        case .number(let number): number.rounded() == number && abs(number) < 1e15 ? .int(Int(number)) : .double(number)
+        case .int(let number): .int(number)
+        case .double(let number): .double(number)
         case .bool(let flag): .bool(flag)
         case .null: .null
         }
@@ -97,7 +102,7 @@ public struct ConfigValue: Sendable {
         case .object: "an object"
         case .array: "an array"
         case .string: "a string"
-        case .number: "a number"
+        case .int, .double: "a number"
         case .bool: "a Boolean"
         case .null: "null"
         }
@@ -144,19 +149,30 @@ public struct ConfigValue: Sendable {
         try expect("true or false") { if case .bool(let flag) = $0 { flag } else { nil } }
     }
 
-    /// The number.
+    /// The number (an ``Kind/int(_:)`` converted to `Double`).
     /// - Throws: `wrongType` when this is not a number.
     public func number() throws(ConfigError) -> Double {
-        try expect("a number") { if case .number(let number) = $0 { number } else { nil } }
+        try expect("a number") { Self.double($0) }
     }
 
-    /// The whole number.
+    /// The whole number: an ``Kind/int(_:)``, or a ``Kind/double(_:)`` without a fraction
+    /// (`1.0` and `1e3` are whole).
     /// - Throws: `wrongType` when this is not a number, `invalidValue` when it has a fraction or
     ///   does not fit an `Int`.
     public func int() throws(ConfigError) -> Int {
-        let number = try expect("a whole number") { if case .number(let number) = $0 { number } else { nil } }
+        if case .int(let whole) = kind { return whole }
+        let number = try expect("a whole number") { Self.double($0) }
         guard let whole = Int(exactly: number) else { throw error(.invalidValue, "expected a whole number, found \(number)") }
         return whole
+    }
+
+    /// A number kind's value as a `Double`; nil for other kinds.
+    private static func double(_ kind: Kind) -> Double? {
+        switch kind {
+        case .int(let number): Double(number)
+        case .double(let number): number
+        default: nil
+        }
     }
 
     /// What `extract` finds in ``kind``, or a `wrongType` error saying what was `expected` and

@@ -1,7 +1,8 @@
 import Foundation
 
 /// A JSON-shaped value: the typed, `Sendable` stand-in for UIKit's `[AnyHashable: Any]` user-info
-/// dictionaries (remote-notification payloads, user-activity and shortcut-item user info).
+/// dictionaries (remote-notification payloads, user-activity and shortcut-item user info), and
+/// what SmartStore entries, REST bodies and configuration values are made of.
 ///
 /// Literals build it directly, so payloads read as they would in JSON:
 ///
@@ -9,14 +10,35 @@ import Foundation
 /// let payload: [String: JSONValue] = ["aps": ["content-available": 1], "ids": [1, 2]]
 /// payload["aps"]?["content-available"]?.intValue   // 1
 /// ```
+///
+/// ## Numbers
+///
+/// Every reader in the package that turns JSON text into a `JSONValue` — the configuration reader
+/// (``ConfigParser``, then ``ConfigValue/jsonValue``), and ``init(jsonData:)``, which reads
+/// SmartStore's entries and REST bodies — turns a number literal into a value by this one rule
+/// (Codable types decode by their own declared types):
+///
+/// - A literal without a fraction or an exponent whose value fits `Int` is ``int(_:)``, exactly:
+///   `42`, `-9223372036854775808`, `9007199254740993`, and `-0`, which is `0`.
+/// - Every other literal is ``double(_:)``, the `Double` nearest to it: one with a fraction or an
+///   exponent even when it is whole (`1.0`, `1e3`, `-0.0`), and a whole number beyond `Int`
+///   (`9223372036854775808`), which so keeps only 15–17 significant digits. No decimal type:
+///   `0.1` is the `Double` nearest 0.1, as `JSONSerialization` (so the iOS Mobile SDK) reads it.
+/// - A literal beyond `Double`'s range (`1e400`) is not JSON: the reader refuses the text. One
+///   below its smallest magnitude (`1e-400`) is `0.0`.
+///
+/// So the kind of a number follows how it is written, not its value: `1` and `1.0` are different
+/// values (``doubleValue`` reads both). Writers keep the kind: SmartStore writes `.double(1)` as
+/// `1.0`. ``init(foundationObject:)`` applies the rule to `NSNumber`s by their type: a property
+/// list's `<integer>` is `.int`, its `<real>` `.double`.
 public enum JSONValue: Sendable, Hashable {
     /// `null`.
     case null
     /// `true` or `false`.
     case bool(Bool)
-    /// A whole number.
+    /// A number written without a fraction or an exponent that fits `Int` (see Numbers above).
     case int(Int)
-    /// A number with a fraction.
+    /// Any other number: the `Double` nearest to it (see Numbers above).
     case double(Double)
     /// A string.
     case string(String)
@@ -39,9 +61,9 @@ public enum JSONValue: Sendable, Hashable {
 
     /// The string, when this is a string.
     public var stringValue: String? { if case .string(let value) = self { value } else { nil } }
-    /// The integer, when this is a whole number.
+    /// The integer, when this is ``int(_:)`` (not a whole ``double(_:)``).
     public var intValue: Int? { if case .int(let value) = self { value } else { nil } }
-    /// The number, when this is a whole number or a number with a fraction.
+    /// The number, when this is ``int(_:)`` (converted, so beyond 2^53 rounded) or ``double(_:)``.
     public var doubleValue: Double? {
         switch self {
         case .int(let value): Double(value)
@@ -131,20 +153,34 @@ extension JSONValue: CustomStringConvertible {
 }
 
 extension JSONValue {
-    /// Converts what `JSONSerialization` or `PropertyListSerialization` returns. Booleans are
+    /// Converts what `JSONSerialization` or `PropertyListSerialization` returns, numbers by the
+    /// number rule (see Numbers above) as far as their `NSNumber` type tells it: Booleans are
     /// numbers whose Objective-C type is `c` (char), here and on Darwin, so `true` and `1` stay
-    /// apart; other numbers are `.int` when whole and not stored as a double; values JSON has no
-    /// form for (a property list's dates and data) become `.null`.
+    /// apart; an integer type is ``int(_:)`` when it fits `Int`; a floating-point type is
+    /// ``double(_:)``; an `NSDecimalNumber` (what `JSONSerialization` gives for integers beyond
+    /// 64 bits) is read from its digits. Values JSON has no form for (a property list's dates and
+    /// data) become `.null`.
     public init(foundationObject object: Any) {
         switch object {
         case let dictionary as [String: Any]: self = .object(dictionary.mapValues(JSONValue.init(foundationObject:)))
         case let array as [Any]: self = .array(array.map(JSONValue.init(foundationObject:)))
         case let text as String: self = .string(text)
-        case let number as NSNumber:
-            if String(cString: number.objCType) == "c" { self = .bool(number.boolValue) }
-            else if let integer = Int(exactly: number.doubleValue), !String(cString: number.objCType).contains("d") { self = .int(integer) }
-            else { self = .double(number.doubleValue) }
+        case let number as NSNumber: self = JSONValue(number: number)
         default: self = .null
+        }
+    }
+
+    /// An `NSNumber` by the number rule, through its Objective-C type.
+    private init(number: NSNumber) {
+        if let decimal = number as? NSDecimalNumber {
+            self = JSONValue.number(literal: Array(decimal.description(withLocale: nil).utf8)[...]) ?? .double(decimal.doubleValue)
+            return
+        }
+        switch String(cString: number.objCType) {
+        case "c": self = .bool(number.boolValue)
+        case "d", "f": self = .double(number.doubleValue)
+        case "Q", "L", "I", "S", "C": self = Int(exactly: number.uint64Value).map(JSONValue.int) ?? .double(Double(number.uint64Value))
+        default: self = Int(exactly: number.int64Value).map(JSONValue.int) ?? .double(Double(number.int64Value))
         }
     }
 }

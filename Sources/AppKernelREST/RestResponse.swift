@@ -44,12 +44,6 @@ public struct RestResponse: Sendable, Hashable {
 }
 
 extension JSONValue {
-    /// Parses JSON data.
-    /// - Throws: Foundation's error for text that is not JSON.
-    public init(jsonData: Data) throws {
-        self = JSONValue(foundationObject: try JSONSerialization.jsonObject(with: jsonData, options: [.fragmentsAllowed]))
-    }
-
     /// The value as a `JSONSerialization` object.
     var foundationObject: Any {
         switch self {

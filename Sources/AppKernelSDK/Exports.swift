@@ -1,8 +1,14 @@
-// `ConfigError`, which this module's config readers, store registry and manager throw, lives in
-// the bottom module with the reader it comes from; importing AppKernelSDK is enough to name it,
-// as it was before it moved there.
+// Why this module re-exports three others — each is part of what an app sees of the SDK, the
+// way a Mobile SDK app reaches SmartStore and MobileSync through its SDK manager:
+// - AppKernelCore: `ConfigError`, which the config readers, the store registry and the manager
+//   throw; `JSONValue`, the entries and records; `UserAccountIdentity`, which names a user's
+//   stores (`StoreOwner.user`) and user changes.
+// - AppKernelStore: `SDKManager.userStore()` returns a `SmartStore`; `stores` and
+//   `currentStoreOwner` speak in `SoupSpec` and `StoreOwner`.
+// - AppKernelSync: `SDKManager.syncManager()` returns a `SyncManager`; `stores` holds `SyncSpec`s
+//   read by `SyncConfig` from `usersyncs.json`.
+// AppKernelAuth is not re-exported: an app that handles accounts itself (`UserAccount`, login
+// methods) imports it, as the examples do.
 @_exported import AppKernelCore
-// The config files' types (`SoupSpec`, `SyncSpec`, …) and SmartStore live in AppKernelStore,
-// MobileSync in AppKernelSync; the SDK manager sets both up, and importing AppKernelSDK names them.
 @_exported import AppKernelStore
 @_exported import AppKernelSync

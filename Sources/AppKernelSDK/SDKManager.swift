@@ -367,9 +367,9 @@ open class SDKManager {
     /// user's store (a sync that exists by name is kept, with its state).
     /// - Throws: `ConfigError` for the file, `SyncError` from MobileSync; nothing is registered then.
     public func setupUserSyncsFromDefaultConfig() throws {
-        guard let data = try defaultConfigFile(StoreConfig.syncsFileName) else { return }
+        guard let data = try defaultConfigFile(SyncConfig.syncsFileName) else { return }
         let owner = currentStoreOwner
-        let syncs = try StoreConfig.parseSyncs(data, soupNames: Set(stores.soups(for: owner).map(\.name)))
+        let syncs = try SyncConfig.parseSyncs(data, soupNames: Set(stores.soups(for: owner).map(\.name)))
         if let syncManager = try syncManager() {
             _ = try syncManager.createSyncs(syncs.filter { !syncManager.hasSync(forName: $0.name) })
         }

@@ -1,5 +1,6 @@
-import AppKernel
-import AppKernelAuth
+import AppKernelCore
+import AppKernelStore
+import AppKernelSync
 
 /// The soups and syncs registered for each user — what SmartStore and MobileSync would create
 /// from `userstore.json` and `usersyncs.json`. A user's logout wipes theirs.
@@ -7,10 +8,6 @@ import AppKernelAuth
 public final class UserStoreRegistry {
     private var soupsByOwner: [StoreOwner: [SoupSpec]] = [:]
     private var syncsByOwner: [StoreOwner: [SyncSpec]] = [:]
-    private var recordsByOwner: [StoreOwner: [String: [String: [String: JSONValue]]]] = [:]   // owner → soup → Id → record
-
-    /// The field marking a record changed locally (MobileSync's `__local__`).
-    public static let localFlag = "__local__"
 
     /// Creates an empty registry.
     public init() {}
@@ -32,7 +29,7 @@ public final class UserStoreRegistry {
 
     /// Registers syncs, all or none, like ``register(soups:for:file:)``; each sync's soup must be
     /// registered for the owner.
-    public func register(syncs: [SyncSpec], for owner: StoreOwner, file: String = StoreConfig.syncsFileName) throws(ConfigError) {
+    public func register(syncs: [SyncSpec], for owner: StoreOwner, file: String = SyncConfig.syncsFileName) throws(ConfigError) {
         let soupNames = Set(soups(for: owner).map(\.name))
         for (index, sync) in syncs.enumerated() where !soupNames.contains(sync.soupName) {
             throw ConfigError(code: .unknownSoup, file: file, keyPath: "syncs[\(index)].soupName",
@@ -60,46 +57,10 @@ public final class UserStoreRegistry {
         return merged
     }
 
-    /// Removes everything the owner has (a logout's wipe): soups, syncs and records.
+    /// Removes everything the owner has (a logout's wipe): soups and syncs.
     public func wipe(_ owner: StoreOwner) {
         soupsByOwner[owner] = nil
         syncsByOwner[owner] = nil
-        recordsByOwner[owner] = nil
-    }
-
-    // MARK: Records
-
-    /// The records of a soup, ordered by `Id`.
-    public func records(inSoup soup: String, for owner: StoreOwner) -> [[String: JSONValue]] {
-        (recordsByOwner[owner]?[soup] ?? [:]).sorted { $0.key < $1.key }.map(\.value)
-    }
-
-    /// The record with `id` in a soup.
-    public func record(withID id: String, inSoup soup: String, for owner: StoreOwner) -> [String: JSONValue]? {
-        recordsByOwner[owner]?[soup]?[id]
-    }
-
-    /// Inserts or replaces a record (keyed by its `Id`) in a registered soup.
-    /// - Throws: `ConfigError` (`unknownSoup`) when the soup is not registered for the owner,
-    ///   or (`missingKey`) for a record without an `Id`.
-    public func upsert(_ record: [String: JSONValue], intoSoup soup: String, for owner: StoreOwner) throws(ConfigError) {
-        guard soups(for: owner).contains(where: { $0.name == soup }) else {
-            throw ConfigError(code: .unknownSoup, file: StoreConfig.soupsFileName, keyPath: soup, reason: "the soup '\(soup)' is not registered for \(owner)")
-        }
-        guard let id = record["Id"]?.stringValue else {
-            throw ConfigError(code: .missingKey, file: StoreConfig.soupsFileName, keyPath: "\(soup).Id", reason: "a record needs an Id")
-        }
-        recordsByOwner[owner, default: [:]][soup, default: [:]][id] = record
-    }
-
-    /// Changes fields of a stored record locally and flags it (`__local__`), as an app edit does.
-    public func updateLocally(id: String, inSoup soup: String, for owner: StoreOwner, fields: [String: JSONValue]) throws(ConfigError) {
-        guard var record = record(withID: id, inSoup: soup, for: owner) else {
-            throw ConfigError(code: .invalidValue, file: StoreConfig.soupsFileName, keyPath: "\(soup).\(id)", reason: "no such record")
-        }
-        record.merge(fields) { _, new in new }
-        record[Self.localFlag] = true
-        try upsert(record, intoSoup: soup, for: owner)
     }
 
     /// The whole registry, to put back if a launch fails after changing it.

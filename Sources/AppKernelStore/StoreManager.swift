@@ -1,4 +1,4 @@
-import AppKernelAuth
+import AppKernelCore
 import Foundation
 import Synchronization
 #if canImport(Glibc)

@@ -8,9 +8,6 @@ import AppKernelStore
 /// that the server refuses for one record leaves that record dirty with the server's error in
 /// `__last_error__`; a sync down stamps each record with the sync's id in `__sync_id__`.
 public enum MobileSync {
-    /// The Mobile SDK release whose formats these are.
-    public static let formatVersion = "13.0"
-
     /// `__local__`: the entry has local changes not yet synced up.
     public static let localField = "__local__"
     /// `__locally_created__`: the entry was created locally.

@@ -16,7 +16,7 @@ public typealias SyncUpdateBlock = @Sendable (SyncState) -> Void
 ///
 /// ```swift
 /// let syncs = try SyncManager(store: store, restClient: client)
-/// try syncs.createSyncs(StoreConfig.parseSyncs(usersyncsJSON, soupNames: ["Account"]))   // usersyncs.json
+/// try syncs.createSyncs(SyncConfig.parseSyncs(usersyncsJSON, soupNames: ["Account"]))   // usersyncs.json
 /// let state = try await syncs.reSync(named: "syncDownAccounts") { print($0.progress) }
 /// try store.updateLocally(inSoup: "Account", recordId: id, fields: ["Name": "Renamed offline"])
 /// let result = try await syncs.syncUp(named: "syncUpAccounts")     // result.failed: what the server refused

@@ -117,7 +117,7 @@ public struct SyncState: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Reads a state from its JSON form; its target and options are read with `usersyncs.json`'s
-    /// rules (`StoreConfig.parseSyncs(_:soupNames:file:)`).
+    /// rules (`SyncConfig.parseSyncs(_:soupNames:file:)`).
     /// - Throws: ``SyncError`` `invalidSyncState` naming the sync and what is wrong.
     public init(json: JSONValue) throws(SyncError) {
         guard let members = json.objectValue else {
@@ -136,7 +136,7 @@ public struct SyncState: Sendable, Hashable, CustomStringConvertible {
                                               "target": target, "options": options]]]
         let parsed: [SyncSpec]
         do throws(ConfigError) {
-            parsed = try StoreConfig.parseSyncs(document.jsonData(), soupNames: [soupName], file: MobileSync.syncsSoupName)
+            parsed = try SyncConfig.parseSyncs(document.jsonData(), soupNames: [soupName], file: MobileSync.syncsSoupName)
         } catch {
             throw SyncError(code: .invalidSyncState, reason: "its target or options cannot be read: \(error)", sync: label, soup: soupName)
         }

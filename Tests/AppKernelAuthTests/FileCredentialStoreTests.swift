@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import AppKernelAuth
+import AppKernelCore
 import ChildProcess
 #if canImport(Glibc)
 import Glibc

@@ -2,6 +2,7 @@ import Foundation
 import Synchronization
 import Testing
 import AppKernelAuth
+import AppKernelCore
 import LoopbackServer
 
 /// RFC 7009 revocation with persisted retries, login hosts, and the token rules (401 bodies,

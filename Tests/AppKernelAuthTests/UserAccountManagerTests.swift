@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import AppKernelAuth
+import AppKernelCore
 import LoopbackServer
 
 /// Accounts over real loopback logins: several orgs and users, switch, logout, refresh, restart.

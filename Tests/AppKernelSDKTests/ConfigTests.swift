@@ -151,7 +151,7 @@ struct StoreConfigTests {
         let soups = try StoreConfig.parseSoups(Data(Self.soups.utf8))
         #expect(soups == [SoupSpec(name: "Account", indexes: [IndexSpec(path: "Id", type: .string), IndexSpec(path: "Name", type: .fullText)]),
                           SoupSpec(name: "Contact", indexes: [IndexSpec(path: "Id", type: .string), IndexSpec(path: "Age", type: .integer)])])
-        let syncs = try StoreConfig.parseSyncs(Data(Self.syncs.utf8), soupNames: ["Account", "Contact"])
+        let syncs = try SyncConfig.parseSyncs(Data(Self.syncs.utf8), soupNames: ["Account", "Contact"])
         var syncUp = SyncSpec(name: "syncUpContacts", type: .syncUp, soupName: "Contact", createFieldlist: ["LastName"],
                               fieldlist: ["Id", "LastName"], mergeMode: .overwrite)
         syncUp.target.syncUpKind = .collection   // no implementation named: the default
@@ -218,7 +218,7 @@ struct StoreConfigTests {
          .unknownValue, "syncs[1].target.layoutType", "unknown layout type 'Tall'; expected one of Compact, Full"),
     ])
     func everySyncProblemNamesItsKeyPath(_ json: String, _ code: ConfigError.Code, _ keyPath: String, _ reason: String) {
-        let error = #expect(throws: ConfigError.self) { _ = try StoreConfig.parseSyncs(Data(json.utf8), soupNames: ["Account"]) }
+        let error = #expect(throws: ConfigError.self) { _ = try SyncConfig.parseSyncs(Data(json.utf8), soupNames: ["Account"]) }
         #expect(error?.code == code, "\(String(describing: error))")
         #expect(error?.keyPath == keyPath)
         #expect(error?.reason == reason)
@@ -227,14 +227,14 @@ struct StoreConfigTests {
 
     @Test func aBadSyncValueNamesItsLineColumnAndKeyPath() {
         let text = "{\"syncs\": [\n  {\"syncName\": \"a\", \"syncType\": \"syncDown\", \"soupName\": \"Account\",\n   \"target\": {\"type\": \"soqll\"}}\n]}"
-        let error = #expect(throws: ConfigError.self) { _ = try StoreConfig.parseSyncs(Data(text.utf8), soupNames: ["Account"]) }
+        let error = #expect(throws: ConfigError.self) { _ = try SyncConfig.parseSyncs(Data(text.utf8), soupNames: ["Account"]) }
         #expect(error?.description == "usersyncs.json:3:23: syncs[0].target.type: unknown target type 'soqll'; expected one of mru, soql, sosl, "
                 + "refresh, parent_children, custom, metadata, layout, briefcase")
     }
 
     @Test func malformedSyncsNameTheLine() {
         let error = #expect(throws: ConfigError.self) {
-            _ = try StoreConfig.parseSyncs(Data("{\"syncs\": [\n  {\"syncName\": \"a\",\n   \"syncType\": syncDown}\n]}".utf8), soupNames: [])
+            _ = try SyncConfig.parseSyncs(Data("{\"syncs\": [\n  {\"syncName\": \"a\",\n   \"syncType\": syncDown}\n]}".utf8), soupNames: [])
         }
         #expect(error?.line == 3)
         #expect(error?.description == "usersyncs.json:3:16: malformed JSON: unexpected character 's'")

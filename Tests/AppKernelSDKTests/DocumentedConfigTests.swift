@@ -85,7 +85,7 @@ struct DocumentedConfigTests {
 
     func parsed() throws -> [String: SyncSpec] {
         let soups = try StoreConfig.parseSoups(Data(Self.userstore.utf8))
-        let syncs = try StoreConfig.parseSyncs(Data(Self.usersyncs.utf8), soupNames: Set(soups.map(\.name)))
+        let syncs = try SyncConfig.parseSyncs(Data(Self.usersyncs.utf8), soupNames: Set(soups.map(\.name)))
         return Dictionary(uniqueKeysWithValues: syncs.map { ($0.name, $0) })
     }
 
@@ -155,14 +155,14 @@ struct DocumentedConfigTests {
     ])
     func whatTheSDKRefusesIsRefused(_ target: String, _ keyPath: String, _ reason: String) {
         let json = #"{"syncs": [{"syncName": "s", "syncType": "syncDown", "soupName": "accounts", \#(target), "options": {"mergeMode": "OVERWRITE"}}]}"#
-        let error = #expect(throws: ConfigError.self) { _ = try StoreConfig.parseSyncs(Data(json.utf8), soupNames: ["accounts"]) }
+        let error = #expect(throws: ConfigError.self) { _ = try SyncConfig.parseSyncs(Data(json.utf8), soupNames: ["accounts"]) }
         #expect(error?.keyPath == keyPath)
         #expect(error?.reason == reason)
     }
 
     @Test func aSyncUpNamingTwoDifferentImplementationsIsRefused() {
         let json = #"{"syncs": [{"syncName": "s", "syncType": "syncUp", "soupName": "a", "target": {"iOSImpl": "SFBatchSyncUpTarget", "androidImpl": "com.salesforce.androidsdk.mobilesync.target.SyncUpTarget"}, "options": {"mergeMode": "OVERWRITE"}}]}"#
-        let error = #expect(throws: ConfigError.self) { _ = try StoreConfig.parseSyncs(Data(json.utf8), soupNames: ["a"]) }
+        let error = #expect(throws: ConfigError.self) { _ = try SyncConfig.parseSyncs(Data(json.utf8), soupNames: ["a"]) }
         #expect(error?.keyPath == "syncs[0].target")
     }
 

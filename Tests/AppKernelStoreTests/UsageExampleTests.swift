@@ -1,4 +1,3 @@
-import AppKernelAuth
 import AppKernelCore
 import AppKernelStore
 import Foundation

@@ -29,7 +29,7 @@ struct ReadmeSyncTests {
         let store = try SmartStore(fileURL: dataDirectory.appendingPathComponent("store.sqlite"))
         try store.registerSoups(StoreConfig.parseSoups(userstoreJSON))
         let syncs = try SyncManager(store: store, restClient: client)
-        try syncs.createSyncs(StoreConfig.parseSyncs(usersyncsJSON, soupNames: ["contacts"]))
+        try syncs.createSyncs(SyncConfig.parseSyncs(usersyncsJSON, soupNames: ["contacts"]))
         let down = try await syncs.reSync(named: "syncDownContacts") { print($0.status, $0.progress) }
         try store.updateLocally(inSoup: "contacts", recordId: id, fields: ["Title": "Edited offline"])
         let up = try await syncs.syncUp(named: "syncUpContacts")          // up.failed: what the server refused

@@ -76,7 +76,7 @@ struct SyncStateTests {
                        "mergeMode": "LEAVE_IF_CHANGED"}}
         ]}
         """
-        let specs = try StoreConfig.parseSyncs(Data(text.utf8), soupNames: ["contacts"])
+        let specs = try SyncConfig.parseSyncs(Data(text.utf8), soupNames: ["contacts"])
         let down = try SyncDownTarget(spec: specs[0])
         #expect(down.query == "SELECT Id, LastModifiedDate, FirstName, LastName, Title, MobilePhone, Email, Department, HomePhone FROM Contact "
                 + "ORDER BY LastModifiedDate LIMIT 10000")

@@ -47,7 +47,7 @@ struct SyncFixture {
         try store.registerSoups(soups)
         let syncs = try SyncManager(store: store, restClient: client, now: { time.current })
         if let syncsJSON {
-            try syncs.createSyncs(StoreConfig.parseSyncs(Data(syncsJSON.utf8), soupNames: Set(soups.map(\.name))))
+            try syncs.createSyncs(SyncConfig.parseSyncs(Data(syncsJSON.utf8), soupNames: Set(soups.map(\.name))))
         }
         return SyncFixture(directory: directory, org: org, time: time, client: client, store: store, syncs: syncs)
     }
