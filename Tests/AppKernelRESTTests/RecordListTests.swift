@@ -3,6 +3,7 @@ import Testing
 import AppKernel
 import AppKernelAuth
 import AppKernelREST
+import AppKernelEmbeddedOrg
 
 /// Forwards to the org, but holds every DELETE until the test releases it.
 actor HoldingTransport: HTTPTransport {

@@ -1,4 +1,5 @@
 import AppKernelCore
+import AppKernelREST
 
 /// The SOSL subset the embedded org understands:
 ///

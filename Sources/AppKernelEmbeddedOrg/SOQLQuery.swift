@@ -1,4 +1,5 @@
 import AppKernelCore
+import AppKernelREST
 
 /// The SOQL subset the embedded org understands:
 ///

@@ -1,4 +1,5 @@
 import AppKernelCore
+import AppKernelREST
 import Foundation
 
 /// The embedded org's object types, and what describe and describeGlobal say of them.
