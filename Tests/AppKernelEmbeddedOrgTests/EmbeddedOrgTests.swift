@@ -24,6 +24,17 @@ struct SOQLQueryTests {
     func outsideTheSubsetIsMalformed(_ text: String) {
         #expect(throws: SOQLError.self) { _ = try SOQLQuery(text) }
     }
+    /// The record list finds its object type without the parser; for every query of the subset
+    /// it finds the parser's object.
+    @MainActor @Test(arguments: ["SELECT Name, Id FROM Contact ORDER BY Name", "select Name, Id, Account.Name from Contact where LastName = 'O\\'Hara' limit 3",
+                                 "SELECT Name, (SELECT Subject FROM Cases WHERE Status = 'New') FROM Contact", "SELECT Id FROM Account WHERE Name IN ('FROM', 'x')"])
+    func theRecordListReadsTheParsersObject(_ text: String) throws {
+        let org = EmbeddedOrg.sample()
+        let credentials = Credentials(accessToken: "T", refreshToken: nil, instanceURL: org.baseURL, identityURL: org.baseURL,
+                                      userID: "005ADA000000001", orgID: "00DACME000000001")
+        let client = RestClient(credentials: credentials, transport: org)
+        #expect(RecordList(client: client, query: text).objectType == (try SOQLQuery(text).object))
+    }
 }
 
 @MainActor
