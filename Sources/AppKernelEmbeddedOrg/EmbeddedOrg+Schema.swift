@@ -1,5 +1,4 @@
 import AppKernelCore
-import AppKernelREST
 import Foundation
 
 /// The embedded org's object types, and what describe and describeGlobal say of them.

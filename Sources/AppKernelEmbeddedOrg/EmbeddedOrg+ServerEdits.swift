@@ -1,5 +1,4 @@
 import AppKernelCore
-import AppKernelREST
 import Foundation
 
 /// What a test does "on the server": change or delete records behind the client's back (so

@@ -1,5 +1,4 @@
 import AppKernelCore
-import AppKernelREST
 
 /// The SOQL subset the embedded org understands:
 ///

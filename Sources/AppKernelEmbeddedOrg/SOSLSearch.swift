@@ -1,5 +1,4 @@
 import AppKernelCore
-import AppKernelREST
 
 /// The SOSL subset the embedded org understands:
 ///
