@@ -20,6 +20,7 @@ let package = Package(
         .library(name: "AppKernelSDK", targets: ["AppKernelSDK"]),
         .library(name: "AppKernelSDKTesting", targets: ["AppKernelSDKTesting"]),
         .library(name: "AppKernelREST", targets: ["AppKernelREST"]),
+        .library(name: "AppKernelEmbeddedOrg", targets: ["AppKernelEmbeddedOrg"]),
         .library(name: "AppKernelPOSIX", targets: ["AppKernelPOSIX"]),
         .library(name: "AppKernelModules", targets: ["AppKernelModules"]),
         .library(name: "AppKernelStore", targets: ["AppKernelStore"]),
@@ -37,6 +38,9 @@ let package = Package(
         .target(name: "AppKernelSDK", dependencies: ["AppKernel", "AppKernelAuth", "AppKernelREST", "AppKernelStore", "AppKernelSync"], swiftSettings: strictSettings),
         .target(name: "AppKernelSDKTesting", dependencies: ["AppKernel", "AppKernelAuth", "AppKernelSDK", "AppKernelTesting"], swiftSettings: strictSettings),
         .target(name: "AppKernelREST", dependencies: ["AppKernelCore", "AppKernelAuth"], swiftSettings: strictSettings),
+        // The in-process Salesforce org: a stand-in server for tests and offline demos, its own
+        // product (as swift-nio's NIOEmbedded) so nothing that ships links it.
+        .target(name: "AppKernelEmbeddedOrg", dependencies: ["AppKernelCore", "AppKernelAuth", "AppKernelREST"], swiftSettings: strictSettings),
         .target(name: "AppKernelPOSIX", dependencies: ["AppKernel", "AppKernelCore"], swiftSettings: strictSettings),
         .target(name: "AppKernelModules", dependencies: ["AppKernel"], swiftSettings: strictSettings),
         .executableTarget(
@@ -46,7 +50,7 @@ let package = Package(
             swiftSettings: strictSettings),
         .executableTarget(
             name: "AccountsApp",
-            dependencies: ["AppKernel", "AppKernelAuth", "AppKernelREST", "AppKernelSDK", "AppKernelPOSIX"],
+            dependencies: ["AppKernel", "AppKernelAuth", "AppKernelREST", "AppKernelEmbeddedOrg", "AppKernelSDK", "AppKernelPOSIX"],
             path: "Examples/AccountsApp",
             resources: [.copy("Resources")],
             swiftSettings: strictSettings),
@@ -58,12 +62,12 @@ let package = Package(
             swiftSettings: strictSettings),
         .executableTarget(
             name: "MultiOrgLogin",
-            dependencies: ["AppKernel", "AppKernelAuth", "AppKernelREST"],
+            dependencies: ["AppKernel", "AppKernelAuth", "AppKernelREST", "AppKernelEmbeddedOrg"],
             path: "Examples/MultiOrgLogin",
             swiftSettings: strictSettings),
         .executableTarget(
             name: "AppKernelBenchmarks",
-            dependencies: ["AppKernel", "AppKernelTesting", "AppKernelModules", "AppKernelSDK", "AppKernelStore", "CSQLite", "AppKernelREST", "AppKernelSync"],
+            dependencies: ["AppKernel", "AppKernelTesting", "AppKernelModules", "AppKernelSDK", "AppKernelStore", "CSQLite", "AppKernelREST", "AppKernelEmbeddedOrg", "AppKernelSync"],
             path: "Benchmarks/AppKernelBenchmarks",
             swiftSettings: strictSettings),
         .testTarget(name: "AppKernelTests", dependencies: ["AppKernel", "AppKernelTesting"], swiftSettings: strictSettings),
@@ -93,10 +97,15 @@ let package = Package(
         .testTarget(name: "ExamplesTests", dependencies: ["ChildProcess", "LoopbackServer", "AccountsApp", "LifecycleTour", "ModularApp", "MultiOrgLogin"], exclude: ["Fixtures"],
                     swiftSettings: strictSettings),
         .target(name: "LoopbackServer", path: "Tests/Support/LoopbackServer", swiftSettings: strictSettings),
-        .testTarget(name: "AppKernelRESTTests", dependencies: ["AppKernelREST", "AppKernel", "AppKernelAuth", "AppKernelTesting", "LoopbackServer"],
+        // The client; tests that need a server use the embedded org (or a loopback server).
+        .testTarget(name: "AppKernelRESTTests", dependencies: ["AppKernelREST", "AppKernelEmbeddedOrg", "AppKernel", "AppKernelAuth", "AppKernelTesting", "LoopbackServer"],
                     exclude: ["Fixtures"],
                     swiftSettings: strictSettings),
-        .testTarget(name: "AppKernelSDKTests", dependencies: ["AppKernelSDK", "AppKernel", "AppKernelAuth", "AppKernelREST", "AppKernelTesting", "AppKernelSDKTesting"],
+        // The embedded org itself: its parsers, endpoints and documented answer shapes.
+        .testTarget(name: "AppKernelEmbeddedOrgTests", dependencies: ["AppKernelEmbeddedOrg", "AppKernelREST", "AppKernel", "AppKernelAuth", "AppKernelTesting"],
+                    exclude: ["Fixtures"],
+                    swiftSettings: strictSettings),
+        .testTarget(name: "AppKernelSDKTests", dependencies: ["AppKernelSDK", "AppKernel", "AppKernelAuth", "AppKernelREST", "AppKernelEmbeddedOrg", "AppKernelTesting", "AppKernelSDKTesting"],
                     swiftSettings: strictSettings),
         .executableTarget(
             name: "StoreCrashWriter",
@@ -107,7 +116,7 @@ let package = Package(
                     swiftSettings: strictSettings),
         .testTarget(name: "AppKernelAuthTests", dependencies: ["AppKernelAuth", "AppKernelCore", "CredentialStoreWriter", "LoopbackServer", "ChildProcess"], exclude: ["Fixtures"],
                     swiftSettings: strictSettings),
-        .testTarget(name: "AppKernelSyncTests", dependencies: ["AppKernelSync", "AppKernelStore", "AppKernelREST", "AppKernelAuth", "AppKernelTesting"],
+        .testTarget(name: "AppKernelSyncTests", dependencies: ["AppKernelSync", "AppKernelStore", "AppKernelREST", "AppKernelEmbeddedOrg", "AppKernelAuth", "AppKernelTesting"],
                     swiftSettings: strictSettings),
     ],
     swiftLanguageModes: [.v6]

@@ -1,5 +1,6 @@
 import AppKernelCore
 import AppKernelREST
+import AppKernelEmbeddedOrg
 import AppKernelStore
 import AppKernelSync
 import Foundation

@@ -6,6 +6,7 @@ import AppKernel
 import AppKernelAuth
 import AppKernelPOSIX
 import AppKernelREST
+import AppKernelEmbeddedOrg
 import AppKernelSDK
 import Foundation
 

@@ -1,6 +1,7 @@
 import AppKernel
 import AppKernelAuth
 import AppKernelREST
+import AppKernelEmbeddedOrg
 import AppKernelSDK
 import Foundation
 

@@ -6,6 +6,7 @@
 import AppKernel
 import AppKernelAuth
 import AppKernelREST
+import AppKernelEmbeddedOrg
 import Foundation
 
 @MainActor func say(_ text: String) { FileHandle.standardOutput.write(Data((text + "\n").utf8)) }

@@ -1,7 +1,8 @@
-// libFuzzer target: the SOQL and SOSL parsers (SOQLQuery, SOSLSearch), on any text. A parse ends
-// in a query or a SOQLError pointing at the place: a trap, a hang or unbounded memory is a bug.
+// libFuzzer target: the embedded org's SOQL and SOSL parsers (SOQLQuery, SOSLSearch), on any
+// text. A parse ends in a query or a SOQLError pointing at the place: a trap, a hang or unbounded
+// memory is a bug.
 // Built and run by .ci/fuzz.
-import AppKernelREST
+import AppKernelEmbeddedOrg
 import Foundation
 
 @_cdecl("LLVMFuzzerTestOneInput")

@@ -72,8 +72,37 @@ public final class RecordList {
     public init(client: RestClient, query: String) {
         self.client = client
         self.query = query
-        self.objectType = (try? SOQLQuery(query).object) ?? query.components(separatedBy: " FROM ").last?
+        self.objectType = Self.object(queriedBy: query) ?? query.components(separatedBy: " FROM ").last?
             .split(separator: " ").first.map(String.init) ?? ""
+    }
+
+    /// The name after the query's top-level `FROM` (any case; not one inside a subquery's
+    /// parentheses or a quoted string), or `nil` when there is none.
+    static func object(queriedBy query: String) -> String? {
+        let characters = Array(query)
+        let breaks: Set<Character> = [",", "(", ")", "=", "<", ">", "!", "'", "{", "}"]
+        func isBreak(_ character: Character) -> Bool { character.isWhitespace || breaks.contains(character) }
+        var index = 0, depth = 0
+        while index < characters.count {
+            switch characters[index] {
+            case "'":
+                index += 1
+                while index < characters.count, characters[index] != "'" { index += characters[index] == "\\" ? 2 : 1 }
+                index += 1
+            case "(": depth += 1; index += 1
+            case ")": depth = max(depth - 1, 0); index += 1
+            case let character where isBreak(character): index += 1
+            default:
+                let start = index
+                while index < characters.count, !isBreak(characters[index]) { index += 1 }
+                guard depth == 0, String(characters[start..<index]).uppercased() == "FROM" else { continue }
+                while index < characters.count, characters[index].isWhitespace { index += 1 }
+                let nameStart = index
+                while index < characters.count, !isBreak(characters[index]) { index += 1 }
+                return index > nameStart ? String(characters[nameStart..<index]) : nil
+            }
+        }
+        return nil
     }
 
     /// Whether `row` is a row that can be deleted (false past the end — the seed's

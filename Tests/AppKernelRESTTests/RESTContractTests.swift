@@ -2,6 +2,7 @@
 import Testing
 import AppKernelAuth
 import AppKernelREST
+import AppKernelEmbeddedOrg
 
 @MainActor @Test func contractFailedDeletePutsTheRowBackWhereItWas() async throws {
     let org = EmbeddedOrg.sample()                 // contacts seeded; some have child cases

@@ -1,6 +1,7 @@
 // The README's REST snippet, as written.
 import Testing
 import AppKernelREST
+import AppKernelEmbeddedOrg
 
 @MainActor
 struct ReadmeRESTTests {

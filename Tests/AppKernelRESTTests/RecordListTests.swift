@@ -3,6 +3,7 @@ import Testing
 import AppKernel
 import AppKernelAuth
 import AppKernelREST
+import AppKernelEmbeddedOrg
 
 /// Forwards to the org, but holds every DELETE until the test releases it.
 actor HoldingTransport: HTTPTransport {
@@ -113,5 +114,13 @@ struct RecordListTests {
         let outcome = await list.delete(at: 1)
         #expect(outcome.failureMessage == "Failed to delete item")
         #expect(list.rows.count == 5)
+    }
+
+    @Test(arguments: [("SELECT Name, Id FROM Contact ORDER BY Name", "Contact"), ("select Id from Account where Name = 'x'", "Account"),
+                      ("SELECT Id, (SELECT Id FROM Contacts) FROM Account", "Account"), ("SELECT Id FROM Case WHERE Subject = 'from FROM x'", "Case"),
+                      ("SELECT Id FROM Account WHERE Name LIKE 'A%' GROUP BY Id", "Account")])
+    func theObjectTypeIsTheNameAfterTheTopLevelFrom(_ query: String, _ type: String) {
+        let client = RestClient(credentials: credentials(), transport: InProcessTransport { _ in HTTPResponse(status: 200) })
+        #expect(RecordList(client: client, query: query).objectType == type)
     }
 }

@@ -3,6 +3,7 @@ import Testing
 import AppKernel
 import AppKernelAuth
 import AppKernelREST
+import AppKernelEmbeddedOrg
 import AppKernelSDK
 import AppKernelTesting
 

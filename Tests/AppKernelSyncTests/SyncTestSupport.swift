@@ -1,6 +1,7 @@
 import AppKernelCore
 import AppKernelAuth
 import AppKernelREST
+import AppKernelEmbeddedOrg
 import AppKernelStore
 import AppKernelSync
 import Foundation

@@ -3,6 +3,7 @@ import Testing
 import AppKernel
 import AppKernelAuth
 import AppKernelREST
+import AppKernelEmbeddedOrg
 
 /// `composite`, sObject collections, recent items and the UI API layout: what MobileSync's batch,
 /// collection, MRU and layout targets call, in the documented shapes (`Fixtures/shapes`).

@@ -1,10 +1,11 @@
 import AppKernelCore
+import AppKernelREST
 import AppKernelAuth
 import Foundation
 import Synchronization
 
-/// An in-process Salesforce org — the embedded default, the way a database library ships
-/// SQLite: the login module and the REST client run against it offline, through their real code.
+/// An in-process Salesforce org, in a product of its own (as swift-nio's `NIOEmbedded`): the
+/// login module and the REST client run against it offline, through their real code.
 ///
 /// It answers as an `HTTPTransport` (pass it wherever a transport goes) and implements, in
 /// the shapes Salesforce's REST API documents: authorize (auto-approves the user named by

@@ -16,7 +16,7 @@ import AppKernelCore
 ///
 /// Keywords are case-insensitive; values are `'quoted strings'` (with `\'` escapes), numbers,
 /// `true`, `false`, `null`, or date-time literals (`2026-11-24T10:00:00Z`,
-/// `2026-11-24T10:00:00.000+0000` — unquoted, as SOQL writes them; see ``SalesforceDateTime``).
+/// `2026-11-24T10:00:00.000+0000` — unquoted, as SOQL writes them; see `SalesforceDateTime` in AppKernelREST).
 /// Subqueries nest one level, as in Salesforce.
 public struct SOQLQuery: Sendable, Hashable {
     /// A comparison in the WHERE clause.

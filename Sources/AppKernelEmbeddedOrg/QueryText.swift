@@ -1,4 +1,5 @@
 import AppKernelCore
+import AppKernelREST
 
 /// A SOQL or SOSL text outside the subset the embedded org understands, with the place it went
 /// wrong: Salesforce's `MALFORMED_QUERY` / `MALFORMED_SEARCH`.

@@ -1,4 +1,5 @@
 import AppKernelCore
+import AppKernelREST
 import AppKernelAuth
 import Foundation
 

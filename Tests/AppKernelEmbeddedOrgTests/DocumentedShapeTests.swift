@@ -3,6 +3,7 @@ import Testing
 import AppKernel
 import AppKernelAuth
 import AppKernelREST
+import AppKernelEmbeddedOrg
 
 /// The embedded org answers in the shapes Salesforce's REST API documents — one test per shape,
 /// each checked against `Fixtures/shapes` (written from the documentation) and against what
@@ -334,84 +335,3 @@ struct DocumentedShapeTests {
         }
     }
 }
-
-/// The client refuses a malformed API version before anything is sent, naming it.
-struct APIVersionTests {
-    @Test(arguments: [("60.0", "it lacks the leading lower-case \"v\" (write v60.0)"), ("v60", "it lacks the minor number (write v60.0)"),
-                      ("vabc", "a version is written v<major>.<minor>, such as v62.0"), ("", "it is empty (write a version such as v62.0)"),
-                      ("V60.0", "it lacks the leading lower-case \"v\" (write v60.0)"), ("v60.0.1", "a version is written v<major>.<minor>, such as v62.0")])
-    func aMalformedVersionIsATypedErrorNamingIt(_ version: String, _ reason: String) async {
-        let sent = RefreshCounter()
-        let transport = InProcessTransport { _ in _ = await sent.next(); return HTTPResponse(status: 200) }
-        let atConstruction = #expect(throws: RestClientError.self) {
-            _ = try RestClient(credentials: credentials(), transport: transport, apiVersion: version)
-        }
-        guard case .invalidAPIVersion(let value, let why)? = atConstruction else { Issue.record("\(String(describing: atConstruction))"); return }
-        #expect(value == version)
-        #expect(why == reason)
-        #expect(atConstruction?.description == "the API version \"\(version)\" is malformed: \(reason)")
-        let client = RestClient(credentials: credentials(), transport: transport)
-        let atSend = await #expect(throws: RestClientError.self) {
-            _ = try await client.send(request: client.request(forQuery: "SELECT Id FROM Account", apiVersion: version))
-        }
-        guard case .invalidAPIVersion(version, reason)? = atSend else { Issue.record("\(String(describing: atSend))"); return }
-        #expect(await sent.count == 0, "nothing was sent")
-    }
-
-    @Test func aWellFormedVersionIsUsed() async throws {
-        let client = try RestClient(credentials: credentials(), transport: InProcessTransport { _ in HTTPResponse(status: 200) }, apiVersion: "v59.0")
-        #expect(client.apiVersion == "v59.0")
-        #expect(client.requestForLimits(apiVersion: nil).path == "/services/data/v59.0/limits")
-        #expect(try APIVersion("v62.0") == APIVersion(major: 62))
-        #expect(try APIVersion("v9.0") < APIVersion("v10.0"))
-    }
-}
-
-/// A failed call's body — whatever it is — reaches the error and the user's message.
-struct ErrorBodyTests {
-    func failure(status: Int, contentType: String, body: String) async throws -> RestClientError? {
-        let org = EmbeddedOrg.sample()
-        let transport = org.urlSessionTransport()
-        let (credentials, _) = try await LoginSession(config: org.oauthConfig, transport: transport).logIn(flow: .webServer)
-        let client = RestClient(credentials: credentials, transport: transport)
-        org.injectFault(.respondNext(1, status: status, contentType: contentType, body: body))
-        return await #expect(throws: RestClientError.self) { _ = try await client.send(request: client.requestForLimits(apiVersion: nil)) }
-    }
-
-    @Test func anHTMLErrorPageIsSummarisedWithoutItsTags() async throws {
-        let page = "<!DOCTYPE html><html><head><title>502 Bad Gateway</title><style>body { font: 12px }</style></head>"
-            + "<body><h1>Bad Gateway</h1><p>The proxy got no answer from &quot;na1&quot;.</p><script>track()</script></body></html>"
-        let error = try await failure(status: 502, contentType: "text/html; charset=utf-8", body: page)
-        #expect(error?.statusCode == 502)
-        #expect(error?.responseBody == page, "the whole body is kept")
-        #expect(error?.serverErrors == [])
-        #expect(error?.bodySummary() == "502 Bad Gateway — Bad Gateway The proxy got no answer from \"na1\".")
-        #expect(error?.userFacingMessage(fallback: "Failed to load")
-            == "Failed to load (HTTP 502: 502 Bad Gateway — Bad Gateway The proxy got no answer from \"na1\".)")
-        #expect(error?.description == "the REST call failed with HTTP 502: 502 Bad Gateway — Bad Gateway The proxy got no answer from \"na1\".")
-    }
-
-    @Test func aLongBodyIsTruncatedAtAWord() async throws {
-        let body = String(repeating: "overloaded ", count: 100)
-        let error = try await failure(status: 503, contentType: "text/plain", body: body)
-        let message = try #require(error?.userFacingMessage(fallback: "Failed"))
-        #expect(message.hasPrefix("Failed (HTTP 503: overloaded overloaded"))
-        #expect(message.hasSuffix("overloaded…)"), "cut between words")
-        #expect(message.count < 200)
-        #expect(error?.responseBody == body)
-        #expect(try #require(error?.bodySummary(limit: 40)).count <= 40)
-    }
-
-    @Test func aJSONBodyThatIsNotAnErrorArrayIsShown() async throws {
-        let error = try await failure(status: 400, contentType: "application/json", body: #"{"error":"invalid_request","error_description":"bad things"}"#)
-        #expect(error?.userFacingMessage(fallback: "Failed") == "Failed (HTTP 400: invalid_request: bad things)")
-        let other = try await failure(status: 500, contentType: "application/json", body: #"{"detail": "upstream timeout"}"#)
-        #expect(other?.description == #"the REST call failed with HTTP 500: {"detail": "upstream timeout"}"#)
-    }
-
-    @Test func perRecordErrorsNamedStatusCodeDecodeToo() throws {
-        let entry = try JSONDecoder().decode(ServerError.self, from: Data(#"{"statusCode":"REQUIRED_FIELD_MISSING","message":"Required fields are missing: [Name]","fields":["Name"]}"#.utf8))
-        #expect(entry == ServerError(message: "Required fields are missing: [Name]", errorCode: "REQUIRED_FIELD_MISSING", fields: ["Name"]))
-    }
-}
-

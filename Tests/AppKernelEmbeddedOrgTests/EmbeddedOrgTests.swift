@@ -3,6 +3,7 @@ import Testing
 import AppKernel
 import AppKernelAuth
 import AppKernelREST
+import AppKernelEmbeddedOrg
 import AppKernelTesting
 
 struct SOQLQueryTests {
@@ -22,6 +23,17 @@ struct SOQLQueryTests {
                       "SELECT Name FROM Contact WHERE Name = ", "SELECT Name FROM Contact ORDER Name"])
     func outsideTheSubsetIsMalformed(_ text: String) {
         #expect(throws: SOQLError.self) { _ = try SOQLQuery(text) }
+    }
+    /// The record list finds its object type without the parser; for every query of the subset
+    /// it finds the parser's object.
+    @MainActor @Test(arguments: ["SELECT Name, Id FROM Contact ORDER BY Name", "select Name, Id, Account.Name from Contact where LastName = 'O\\'Hara' limit 3",
+                                 "SELECT Name, (SELECT Subject FROM Cases WHERE Status = 'New') FROM Contact", "SELECT Id FROM Account WHERE Name IN ('FROM', 'x')"])
+    func theRecordListReadsTheParsersObject(_ text: String) throws {
+        let org = EmbeddedOrg.sample()
+        let credentials = Credentials(accessToken: "T", refreshToken: nil, instanceURL: org.baseURL, identityURL: org.baseURL,
+                                      userID: "005ADA000000001", orgID: "00DACME000000001")
+        let client = RestClient(credentials: credentials, transport: org)
+        #expect(RecordList(client: client, query: text).objectType == (try SOQLQuery(text).object))
     }
 }
 
@@ -207,33 +219,6 @@ struct EmbeddedOrgURLSessionTests {
     }
 }
 
-/// The shared client for the current user refreshes through the account manager, so a refused
-/// refresh token logs the user out.
-@MainActor
-struct CurrentUserClientTests {
-    @Test func invalidGrantLogsTheUserOutThroughTheAccountManager() async throws {
-        let org = EmbeddedOrg.sample()
-        let accounts = try UserAccountManager(store: InMemoryCredentialStore(), transport: org)
-        let account = try await accounts.logIn(config: org.oauthConfig, flow: .webServer)
-        let client = try #require(RestClient.forCurrentUser(of: accounts, transport: org))
-        #expect(try await client.send(request: client.requestForLimits(apiVersion: nil)).status == 200)
-        org.expireAccessTokens()
-        #expect(try await client.send(request: client.requestForLimits(apiVersion: nil)).status == 200, "refreshed through the manager")
-        #expect(accounts.currentAccount?.credentials.accessToken == (await client.credentials.accessToken), "the manager stored the new token")
-        var events: [AccountEvent] = []
-        let observation = accounts.observe { events.append($0) }
-        try await TokenClient(config: org.oauthConfig, transport: org).revoke(token: try #require(account.credentials.refreshToken))
-        org.expireAccessTokens()
-        let error = await #expect(throws: RestClientError.self) { _ = try await client.send(request: client.requestForLimits(apiVersion: nil)) }
-        guard case .apiFailed(_, let underlying as OAuthError, _)? = error else { Issue.record("\(String(describing: error))"); return }
-        #expect(underlying == .serverError(code: "invalid_grant", description: "expired access/refresh token"))
-        #expect(events.first == .willLogout(account.identity, .tokenExpired))
-        #expect(accounts.allAccounts.isEmpty)
-        #expect(RestClient.forCurrentUser(of: accounts, transport: org) == nil, "nobody is logged in")
-        withExtendedLifetime(observation) {}
-    }
-}
-
 struct EmbeddedOrgDelayTests {
     @Test func anInjectedDelayHoldsTheAnswerOnTheOrgsClock() async throws {
         let clock = TestClock()
@@ -267,29 +252,5 @@ struct EmbeddedOrgMoreTests {
         #expect(accounts["records"]?.arrayValue?.map { $0["Name"]?.stringValue ?? "" } == ["Acme Corporation", "Globex", "Initech"])
         let next = try await laterClient.send(request: laterClient.requestForCreate(withObjectType: "Account", fields: ["Name": "Hooli"], apiVersion: nil))
         #expect(try next.asJSON()["id"]?.stringValue != id, "ids keep counting after a restore")
-    }
-
-    @Test func anExpiredTokenWithoutARefresherIsInvalidSessionID() async throws {
-        let org = EmbeddedOrg.sample()
-        let (credentials, _) = try await LoginSession(config: org.oauthConfig, transport: org).logIn(flow: .webServer)
-        let client = RestClient(credentials: credentials, transport: org)
-        org.expireAccessTokens()
-        let error = await #expect(throws: RestClientError.self) { _ = try await client.send(request: client.requestForLimits(apiVersion: nil)) }
-        #expect(error?.statusCode == 401)
-        #expect(error?.serverErrors.first?.errorCode == "INVALID_SESSION_ID")
-    }
-
-    @Test func theSharedClientFollowsTheCurrentUser() async throws {
-        let org = EmbeddedOrg.sample()
-        let accounts = try UserAccountManager(store: InMemoryCredentialStore(), transport: org)
-        RestClient.configureShared(accounts: accounts, transport: org)
-        #expect(RestClient.shared == nil, "nobody is logged in")
-        try await accounts.logIn(config: org.oauthConfig, flow: .webServer, loginHint: "ada@acme.com")
-        let adaClient = try #require(RestClient.shared)
-        #expect(RestClient.shared === adaClient, "kept for the same user")
-        try await accounts.logIn(config: org.oauthConfig, flow: .webServer, loginHint: "bob@beta.com")
-        let bobClient = try #require(RestClient.shared)
-        #expect(bobClient !== adaClient)
-        #expect(await bobClient.credentials.orgID == "00DBETA000000002")
     }
 }
