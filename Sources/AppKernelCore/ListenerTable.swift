@@ -13,8 +13,8 @@
 // per-listener loop carries no executor check; debug builds check the isolation instead
 // (`checkIsolation()`).
 //
-// The types are `package` — the kernel (`AppKernel`), the testing module and the service
-// scheduler use them; no client of the package sees them — and `@usableFromInline`, with their
+// The types are `package` — modules of this package use them (the kernel, the testing module);
+// no client of the package sees them — and `@usableFromInline`, with their
 // hot members `@inlinable`: Swift 6.3 inlines and specialises the `@inlinable` members of a
 // `package` type in another module only when the type itself is `@usableFromInline` (without
 // it, a generic loop like the delivery loop ran unspecialised, 40× slower, in a two-module test).
