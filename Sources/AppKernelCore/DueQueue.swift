@@ -11,24 +11,25 @@
 /// it is still wanted spares the owner a lookup per item), and dead items are dropped as they
 /// reach a front (or all at once by ``compact(isLiveItem:)``).
 ///
-/// Public only through the `AppKernelInternals` SPI, so that the kernel and the testing module can
-/// inline and specialise it (see ListenerTable.swift); not an API.
-@_spi(AppKernelInternals) public struct DueQueue<Key: Comparable, Value> {
+/// `package`, not an API: only the kernel and the testing module use it. The type is
+/// `@usableFromInline` and its members `@inlinable` so that they can specialise it (see
+/// ListenerTable.swift).
+@usableFromInline package struct DueQueue<Key: Comparable, Value> {
     /// One item.
-    public typealias Item = (key: Key, id: Int, value: Value)
+    @usableFromInline package typealias Item = (key: Key, id: Int, value: Value)
 
     @usableFromInline var run: [Item] = []
     @usableFromInline var head = 0
     @usableFromInline var heap: [Item] = []
 
     /// An empty queue.
-    @inlinable public init() {}
+    @inlinable package init() {}
 
     /// Items held, dead ones included until dropped.
-    @inlinable public var count: Int { run.count - head + heap.count }
+    @inlinable package var count: Int { run.count - head + heap.count }
 
     /// Adds an item (see the type's rule for identifiers).
-    @inlinable public mutating func insert(_ key: Key, id: Int, value: Value) {
+    @inlinable package mutating func insert(_ key: Key, id: Int, value: Value) {
         if head == run.count || !(key < run[run.count - 1].key) {
             run.append((key, id, value))
         } else {
@@ -38,7 +39,7 @@
     }
 
     /// The earliest live item, dropping dead ones from the fronts.
-    @inlinable public mutating func first(isLiveItem isLive: (Item) -> Bool) -> Item? {
+    @inlinable package mutating func first(isLiveItem isLive: (Item) -> Bool) -> Item? {
         while head < run.count, !isLive(run[head]) { advanceRun() }
         while let top = heap.first, !isLive(top) { popHeap() }
         switch (head < run.count ? run[head] : nil, heap.first) {
@@ -49,12 +50,12 @@
     }
 
     /// Removes the item ``first(isLiveItem:)`` returned.
-    @inlinable public mutating func removeFirst(_ item: Item) {
+    @inlinable package mutating func removeFirst(_ item: Item) {
         if head < run.count, run[head].id == item.id { advanceRun() } else { popHeap() }
     }
 
     /// Drops every dead item at once (O(n)).
-    @inlinable public mutating func compact(isLiveItem isLive: (Item) -> Bool) {
+    @inlinable package mutating func compact(isLiveItem isLive: (Item) -> Bool) {
         run.removeSubrange(0..<head)
         head = 0
         run.removeAll { !isLive($0) }
@@ -63,10 +64,10 @@
     }
 
     /// Every item held (dead ones included until dropped), in no particular order.
-    @inlinable public var items: [Item] { Array(run[head...]) + heap }
+    @inlinable package var items: [Item] { Array(run[head...]) + heap }
 
     /// Empties the queue.
-    @inlinable public mutating func removeAll() {
+    @inlinable package mutating func removeAll() {
         run.removeAll(keepingCapacity: true)
         head = 0
         heap.removeAll(keepingCapacity: true)
@@ -121,17 +122,17 @@
 /// Owners that keep what is due themselves: items are a key and an identifier.
 extension DueQueue where Value == Void {
     /// Adds an item (see the type's rule for identifiers).
-    @inlinable public mutating func insert(_ key: Key, id: Int) {
+    @inlinable package mutating func insert(_ key: Key, id: Int) {
         insert(key, id: id, value: ())
     }
 
     /// The earliest live item, dropping dead ones from the fronts.
-    @inlinable public mutating func first(isLive: (Int) -> Bool) -> Item? {
+    @inlinable package mutating func first(isLive: (Int) -> Bool) -> Item? {
         first(isLiveItem: { item in isLive(item.id) })
     }
 
     /// Drops every dead item at once (O(n)).
-    @inlinable public mutating func compact(isLive: (Int) -> Bool) {
+    @inlinable package mutating func compact(isLive: (Int) -> Bool) {
         compact(isLiveItem: { item in isLive(item.id) })
     }
 }

@@ -1,4 +1,4 @@
-@_spi(AppKernelInternals) import AppKernelCore
+import AppKernelCore
 import AppKernel
 
 /// A virtual clock for deterministic tests: time moves only when the test advances it.

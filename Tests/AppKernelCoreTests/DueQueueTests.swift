@@ -1,5 +1,5 @@
 import Testing
-@_spi(AppKernelInternals) import AppKernelCore
+import AppKernelCore
 
 struct DueQueueTests {
     /// Pops everything live, earliest first.

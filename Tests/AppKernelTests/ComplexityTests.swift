@@ -3,7 +3,7 @@
 // is synchronous on the main actor, so no other test's work lands between its two readings.
 import Foundation
 import Testing
-@_spi(AppKernelInternals) import AppKernelCore
+import AppKernelCore
 @testable import AppKernel
 import AppKernelTesting
 

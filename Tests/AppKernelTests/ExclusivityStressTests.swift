@@ -13,7 +13,7 @@ import Testing
 /// after its token ended; every event is delivered). Built with
 /// `-Xswiftc -DAPPKERNEL_CHECKED_EXCLUSIVITY` (`.ci/sanitizers exclusivity`), the table's
 /// `@exclusivity(unchecked)` declarations become ordinary checked ones, so the runtime traps on
-/// any overlapping access the proofs in `ListenerTable.swift` rule out.
+/// any overlapping access the proofs in the listener table (`ListenerList.swift`, `EventQueue.swift`) rule out.
 @MainActor
 @Suite(.serialized)
 struct ExclusivityStressTests {

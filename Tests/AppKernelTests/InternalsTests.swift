@@ -1,7 +1,7 @@
 // Checks of bookkeeping that has no public window: nothing is kept longer than needed.
 import Foundation
 import Testing
-@_spi(AppKernelInternals) import AppKernelCore
+import AppKernelCore
 @testable import AppKernel
 import AppKernelTesting
 

@@ -1,5 +1,5 @@
 import Testing
-@_spi(AppKernelInternals) import AppKernelCore
+import AppKernelCore
 
 /// The listener list against a model: a plain array of live listener ids. Every step — add,
 /// cancel, drop, deliver with listeners that cancel others, drop their own token, add listeners

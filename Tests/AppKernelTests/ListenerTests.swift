@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@_spi(AppKernelInternals) import AppKernelCore
+import AppKernelCore
 import AppKernel
 import AppKernelTesting
 

@@ -1,4 +1,4 @@
-@_spi(AppKernelInternals) import AppKernelCore
+import AppKernelCore
 import Foundation
 
 /// What waits in the application's queue: a system event, or a decision of the system's own.

@@ -1,4 +1,4 @@
-@_spi(AppKernelInternals) import AppKernelCore
+import AppKernelCore
 
 /// How a pass through the pipeline ended.
 enum Delivery<Result> {

@@ -1,4 +1,4 @@
-@_spi(AppKernelInternals) import AppKernelCore
+import AppKernelCore
 import Foundation
 
 /// The centralized point of control for a running app — UIKit's `UIApplication`.
@@ -6,8 +6,12 @@ import Foundation
 /// An application receives ``SystemEvent``s from its host through ``handle(_:)`` and drives its
 /// delegate, its scenes and its listeners through UIKit's life cycle. It lives on the main actor
 /// and calls everything synchronously there, as UIKit does. There is one per process in
-/// production (the process host makes it); tests make as many as they like, side by side — there
-/// is no hidden global.
+/// production (the process host makes it); tests make as many as they like, side by side: an
+/// application keeps its state, listeners and hooks to itself. The one process-wide thing is a
+/// list of launch observers (package-internal, the counterpart of UIKit's process-wide
+/// `didFinishLaunchingNotification`): every application tells it when it starts launching, so that
+/// a shared SDK manager finds the app it serves. It holds no application; with no observer
+/// registered (no shared SDK manager), telling it does nothing.
 ///
 /// ```swift
 /// let host = SimulatedHost()                                  // AppKernelTesting
@@ -40,7 +44,8 @@ public final class Application {
     public internal(set) var launchAnswer: Bool?
     /// Observers of every application of the process that starts launching (UIKit's
     /// process-wide `didFinishLaunchingNotification` on the default notification center, told
-    /// earlier): how a shared SDK manager finds the app it serves without being handed it.
+    /// earlier): how a shared SDK manager finds the app it serves without being handed it. The
+    /// kernel's one process-wide state: static, main-actor isolated, and holding only observers.
     static let launchObservers = ObserverList<Application>()
 
     /// Calls `observer` with every application of the process as it starts launching — before

@@ -13,10 +13,14 @@ import Foundation
 public struct ApplicationEvent<Payload>: HookPoint {
     /// The event's name.
     public let name: LifecycleEvent.Name
+    /// The name's ordinal, taken where the event is made (`.didEnterBackground`: a constant), so
+    /// that dispatch finds the event's hooks by index.
+    let ordinal: Int
     let record: @MainActor @Sendable (Payload) -> LifecycleEvent
 
     init(_ name: LifecycleEvent.Name, record: @escaping @MainActor @Sendable (Payload) -> LifecycleEvent) {
         self.name = name
+        self.ordinal = name.ordinal
         self.record = record
     }
 

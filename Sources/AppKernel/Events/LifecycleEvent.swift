@@ -70,8 +70,11 @@ public enum LifecycleEvent: Sendable, Hashable, CustomStringConvertible {
     /// A phase engine's phase ended (finished or failed).
     case phaseEnded(String)
 
-    /// The event's name without its data, for filtering and for traces.
-    public enum Name: String, Sendable, Hashable, CaseIterable {
+    /// The event's name without its data, for filtering and for traces: the one list of the
+    /// events the application publishes. Everything else about a name derives from its case —
+    /// its text (``rawValue``, the case as written) and its ordinal (its place in `allCases`,
+    /// which hook tables index) — so adding an event here is the whole of naming it.
+    public enum Name: Sendable, Hashable, CaseIterable {
         /// The name of ``LifecycleEvent/willFinishLaunching(_:)``.
         case willFinishLaunching
         /// The name of ``LifecycleEvent/didFinishLaunching(_:)``.
@@ -207,40 +210,24 @@ public enum LifecycleEvent: Sendable, Hashable, CustomStringConvertible {
 }
 
 extension LifecycleEvent.Name {
-    /// The name's position among all names (`allCases`), for tables indexed without hashing
-    /// (the hook registry's chains of application events).
-    var ordinal: Int {
-        switch self {
-        case .willFinishLaunching: 0
-        case .didFinishLaunching: 1
-        case .didBecomeActive: 2
-        case .willResignActive: 3
-        case .didEnterBackground: 4
-        case .willEnterForeground: 5
-        case .willTerminate: 6
-        case .didReceiveMemoryWarning: 7
-        case .didReceiveReloadRequest: 8
-        case .openURL: 9
-        case .continueUserActivity: 10
-        case .performShortcutItem: 11
-        case .didRegisterForRemoteNotifications: 12
-        case .didFailToRegisterForRemoteNotifications: 13
-        case .didReceiveRemoteNotification: 14
-        case .performFetch: 15
-        case .didReceiveLocalNotification: 16
-        case .handleLocalNotificationAction: 17
-        case .configurationForConnecting: 18
-        case .didDiscardSceneSessions: 19
-        case .sceneWillConnect: 20
-        case .sceneDidDisconnect: 21
-        case .sceneWillEnterForeground: 22
-        case .sceneDidBecomeActive: 23
-        case .sceneWillResignActive: 24
-        case .sceneDidEnterBackground: 25
-        case .didSuspend: 26
-        case .backgroundTaskExpired: 27
-        case .phase: 28
-        case .phaseEnded: 29
-        }
+    /// The name as written in its case (`"didEnterBackground"`), as traces and hook errors show it.
+    public var rawValue: String { Self.texts[ordinal] }
+
+    /// The name written `rawValue`, if there is one.
+    public init?(rawValue: String) {
+        guard let index = Self.texts.firstIndex(of: rawValue) else { return nil }
+        self = Self.allCases[index]
     }
+
+    /// The name's place in `allCases` (declaration order): dense from 0 and unique, for tables
+    /// indexed without hashing (the hook registry's chains of application events). For a name
+    /// known where it is used (`.didEnterBackground`), the optimiser computes it at compile time.
+    var ordinal: Int {
+        guard let index = Self.allCases.firstIndex(of: self) else { preconditionFailure("every name is in allCases") }
+        return index
+    }
+
+    /// Every name's text, by ordinal: each case's own spelling, read once from the enumeration
+    /// (what `print` shows for a case without a payload).
+    private static let texts: [String] = allCases.map { String(describing: $0) }
 }

@@ -1,68 +1,14 @@
 /// UIKit's legality table: which system events an application accepts in which state. Pure
 /// value logic, so every (state, event) pair can be tested without an application.
 ///
-/// | event | legal in |
-/// |---|---|
-/// | launch, launchInBackground | notRunning |
-/// | enterForeground | background, suspended (one named background scene: any running state) |
-/// | enterBackground | inactive, active |
-/// | resignActive | active |
-/// | becomeActive | inactive |
-/// | memoryWarning | inactive, active, background |
-/// | reloadConfiguration | inactive, active, background, suspended |
-/// | openURL, continueUserActivity, performShortcutItem, localNotification | inactive, active, background, suspended |
-/// | localNotificationAction | inactive, active, background, suspended |
-/// | registered/failedToRegister… | inactive, active, background |
-/// | remoteNotification | inactive, active, background, suspended |
-/// | backgroundFetch | background, suspended |
-/// | connectScene, disconnectScene, discardSessions | inactive, active, background, suspended |
-/// | terminate | inactive, active, background, suspended |
+/// The table is ``isLegal(_:in:)``: one row per ``SystemEvent/Kind`` — launches only when not
+/// running, transitions only from the states UIKit moves them from, memory warnings and push
+/// registration in the foreground or background (a suspended app gets neither), background
+/// fetches in the background or suspended, everything else in any running state. A terminated
+/// app accepts nothing.
 public enum LifecycleRules {
-    /// The kinds of ``SystemEvent``.
-    public enum EventKind: String, Sendable, Hashable, CaseIterable {
-        /// ``SystemEvent/launch(_:inBackground:)`` in the foreground.
-        case launch
-        /// ``SystemEvent/launch(_:inBackground:)`` in the background.
-        case launchInBackground
-        /// ``SystemEvent/enterForeground(scene:)``.
-        case enterForeground
-        /// ``SystemEvent/enterBackground(scene:)``.
-        case enterBackground
-        /// ``SystemEvent/resignActive(scene:)``.
-        case resignActive
-        /// ``SystemEvent/becomeActive(scene:)``.
-        case becomeActive
-        /// ``SystemEvent/memoryWarning``.
-        case memoryWarning
-        /// ``SystemEvent/reloadConfiguration``.
-        case reloadConfiguration
-        /// ``SystemEvent/openURL(_:_:scene:)``.
-        case openURL
-        /// ``SystemEvent/continueUserActivity(_:scene:)``.
-        case continueUserActivity
-        /// ``SystemEvent/performShortcutItem(_:scene:completion:)``.
-        case performShortcutItem
-        /// ``SystemEvent/registeredForRemoteNotifications(deviceToken:)``.
-        case registeredForRemoteNotifications
-        /// ``SystemEvent/failedToRegisterForRemoteNotifications(_:)``.
-        case failedToRegisterForRemoteNotifications
-        /// ``SystemEvent/remoteNotification(_:completion:)``.
-        case remoteNotification
-        /// ``SystemEvent/backgroundFetch(completion:)``.
-        case backgroundFetch
-        /// ``SystemEvent/localNotification(_:)``.
-        case localNotification
-        /// ``SystemEvent/localNotificationAction(_:_:completion:)``.
-        case localNotificationAction
-        /// ``SystemEvent/connectScene(_:session:inForeground:)``.
-        case connectScene
-        /// ``SystemEvent/disconnectScene(scene:)``.
-        case disconnectScene
-        /// ``SystemEvent/discardSessions(_:)``.
-        case discardSessions
-        /// ``SystemEvent/terminate``.
-        case terminate
-    }
+    /// The kinds of ``SystemEvent``: ``SystemEvent/Kind``, the one list of them.
+    public typealias EventKind = SystemEvent.Kind
 
     /// Whether the application accepts an event of `kind` in `state` (for events naming no
     /// scene; an event naming a scene is checked against that scene too).

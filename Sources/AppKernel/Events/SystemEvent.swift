@@ -58,7 +58,7 @@ public enum SystemEvent {
     public var name: String { kind.rawValue }
 
     /// The event's kind, without its data.
-    public var kind: LifecycleRules.EventKind {
+    public var kind: Kind {
         switch self {
         case .launch(_, let inBackground): inBackground ? .launchInBackground : .launch
         case .enterForeground: .enterForeground
@@ -81,6 +81,54 @@ public enum SystemEvent {
         case .discardSessions: .discardSessions
         case .terminate: .terminate
         }
+    }
+
+    /// The event's kind, without its data: the one list of the system events. Its raw value is
+    /// its name (`"memoryWarning"`), as errors show it; its row in ``LifecycleRules/isLegal(_:in:)``
+    /// says where it is legal.
+    public enum Kind: String, Sendable, Hashable, CaseIterable {
+        /// ``SystemEvent/launch(_:inBackground:)`` in the foreground.
+        case launch
+        /// ``SystemEvent/launch(_:inBackground:)`` in the background.
+        case launchInBackground
+        /// ``SystemEvent/enterForeground(scene:)``.
+        case enterForeground
+        /// ``SystemEvent/enterBackground(scene:)``.
+        case enterBackground
+        /// ``SystemEvent/resignActive(scene:)``.
+        case resignActive
+        /// ``SystemEvent/becomeActive(scene:)``.
+        case becomeActive
+        /// ``SystemEvent/memoryWarning``.
+        case memoryWarning
+        /// ``SystemEvent/reloadConfiguration``.
+        case reloadConfiguration
+        /// ``SystemEvent/openURL(_:_:scene:)``.
+        case openURL
+        /// ``SystemEvent/continueUserActivity(_:scene:)``.
+        case continueUserActivity
+        /// ``SystemEvent/performShortcutItem(_:scene:completion:)``.
+        case performShortcutItem
+        /// ``SystemEvent/registeredForRemoteNotifications(deviceToken:)``.
+        case registeredForRemoteNotifications
+        /// ``SystemEvent/failedToRegisterForRemoteNotifications(_:)``.
+        case failedToRegisterForRemoteNotifications
+        /// ``SystemEvent/remoteNotification(_:completion:)``.
+        case remoteNotification
+        /// ``SystemEvent/backgroundFetch(completion:)``.
+        case backgroundFetch
+        /// ``SystemEvent/localNotification(_:)``.
+        case localNotification
+        /// ``SystemEvent/localNotificationAction(_:_:completion:)``.
+        case localNotificationAction
+        /// ``SystemEvent/connectScene(_:session:inForeground:)``.
+        case connectScene
+        /// ``SystemEvent/disconnectScene(scene:)``.
+        case disconnectScene
+        /// ``SystemEvent/discardSessions(_:)``.
+        case discardSessions
+        /// ``SystemEvent/terminate``.
+        case terminate
     }
 }
 

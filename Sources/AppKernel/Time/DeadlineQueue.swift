@@ -1,4 +1,4 @@
-@_spi(AppKernelInternals) import AppKernelCore
+import AppKernelCore
 
 /// Many deadlines on the application's clock behind one timer: a ``DueQueue`` of due times, each
 /// with an integer tag, and one timer armed for the earliest; when one passes, `onDue` gets its tag. A
