@@ -1,3 +1,4 @@
+import AppKernelAuth
 import AppKernel
 import AppKernelSDK
 import Foundation

@@ -1,3 +1,4 @@
+import AppKernelEmbeddedOrg
 import AppKernel
 import AppKernelAuth
 import AppKernelPOSIX

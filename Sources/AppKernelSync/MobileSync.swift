@@ -1,3 +1,4 @@
+import Foundation
 import AppKernelStore
 
 /// MobileSync's names: the fields it adds to soup entries and the soup it keeps syncs in, as the

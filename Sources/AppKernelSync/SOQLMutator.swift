@@ -1,3 +1,4 @@
+import Foundation
 /// Edits a SOQL query clause by clause, without parsing it whole — the Mobile SDK's
 /// `SFSDKSoqlMutator`: a SOQL sync-down target adds the fields and ordering it needs, and a
 /// resync adds `LastModifiedDate > …` to the `WHERE` clause.

@@ -1,3 +1,4 @@
+import AppKernelAuth
 import Foundation
 import Testing
 import AppKernelSDK

@@ -1,4 +1,5 @@
 // The README's SDK snippet, run as written, in the serialized suite that owns SDKManager.shared.
+import AppKernelAuth
 import Foundation
 import Testing
 import AppKernel

@@ -1,3 +1,4 @@
+import AppKernelEmbeddedOrg
 import AppKernelCore
 import AppKernelREST
 import AppKernelStore
