@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// One login attempt: the authorize URL to open, and the parsing of the callback it ends with.
 ///

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// What a login or a refresh yields: tokens and where to use them.
 ///

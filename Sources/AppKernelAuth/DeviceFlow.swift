@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// What the user needs to approve a device login (RFC 8628 §3.2): a code to type at an
 /// address. The device code itself is a credential and is not shown.

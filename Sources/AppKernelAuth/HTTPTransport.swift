@@ -1,7 +1,7 @@
-import Foundation
+public import Foundation
 import Synchronization
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+public import FoundationNetworking
 #endif
 
 /// An HTTP request, as the auth and REST clients send it.

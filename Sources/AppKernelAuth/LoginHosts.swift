@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 import Synchronization
 
 /// A login host: where users log in — the Mobile SDK's `SFSDKLoginHost`.

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// How a login reaches the user — one choice among the three ways (and a testing mode):
 ///

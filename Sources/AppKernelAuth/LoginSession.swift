@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// Drives a whole login over HTTP with no person in it — the in-process, *auto-approve* mode:
 /// open the authorize URL, follow the login pages' redirects, capture the redirect to the app's

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// How an app logs in to one Salesforce org (or community): its connected app's consumer key,
 /// the redirect URI registered for it, the login host and the scopes.

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// Why a login step failed. Messages name the parameter or the server's error, never a token.
 public enum OAuthError: Error, Sendable, Hashable, CustomStringConvertible {

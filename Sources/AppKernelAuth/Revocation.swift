@@ -1,5 +1,5 @@
-import AppKernelCore
-import Foundation
+public import AppKernelCore
+public import Foundation
 
 /// A token whose revocation failed and is retried until it succeeds: at the next launch (the
 /// manager's creation), the next logout, or ``UserAccountManager/retryFailedRevocations()``.

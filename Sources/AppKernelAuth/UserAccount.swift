@@ -1,5 +1,5 @@
-import AppKernelCore
-import Foundation
+public import AppKernelCore
+public import Foundation
 
 /// A logged-in user: identity, credentials, what the identity service said, and where they
 /// logged in. Prints without its tokens.

@@ -1,5 +1,5 @@
-import AppKernelCore
-import Foundation
+public import AppKernelCore
+public import Foundation
 
 /// Why a user was logged out.
 public enum LogoutReason: String, Sendable, Hashable, CaseIterable {

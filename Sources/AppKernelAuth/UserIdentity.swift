@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// Who the user is, from the identity service (`GET <id URL>` with the access token).
 public struct UserIdentity: Sendable, Hashable, Codable {

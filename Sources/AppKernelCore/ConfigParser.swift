@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// Reads a configuration file — strict JSON or a property list — into a ``ConfigValue`` tree.
 ///

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 extension JSONValue {
     /// Parses JSON text (RFC 8259, UTF-8; a leading byte-order mark is skipped; any value may be

@@ -1,7 +1,7 @@
 import Synchronization
 import AppKernelCore
 import AppKernelREST
-import AppKernelAuth
+public import AppKernelAuth
 import Foundation
 
 extension EmbeddedOrg {

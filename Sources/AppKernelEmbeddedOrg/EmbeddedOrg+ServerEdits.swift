@@ -1,5 +1,5 @@
 import Synchronization
-import AppKernelCore
+public import AppKernelCore
 import Foundation
 
 /// What a test does "on the server": change or delete records behind the client's back (so

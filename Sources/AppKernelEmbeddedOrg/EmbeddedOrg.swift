@@ -1,7 +1,7 @@
-import AppKernelCore
-import AppKernelREST
-import AppKernelAuth
-import Foundation
+public import AppKernelCore
+public import AppKernelREST
+public import AppKernelAuth
+public import Foundation
 import Synchronization
 
 /// An in-process Salesforce org, in a product of its own (as swift-nio's `NIOEmbedded`): the

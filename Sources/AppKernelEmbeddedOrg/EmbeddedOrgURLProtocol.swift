@@ -1,7 +1,7 @@
-import AppKernelAuth
+public import AppKernelAuth
 import Foundation
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+public import FoundationNetworking
 #endif
 import Synchronization
 

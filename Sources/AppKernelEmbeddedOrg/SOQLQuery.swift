@@ -1,4 +1,4 @@
-import AppKernelCore
+public import AppKernelCore
 
 /// The SOQL subset the embedded org understands:
 ///

@@ -1,4 +1,4 @@
-import AppKernel
+public import AppKernel
 
 /// The control centre of micro-applications and services — mPaaS's `DTContext`, one per
 /// `Application`.

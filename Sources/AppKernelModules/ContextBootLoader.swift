@@ -1,4 +1,4 @@
-import AppKernel
+public import AppKernel
 
 /// A BootLoader that boots a ``Context`` — mPaaS's BootLoader with its framework: it makes the
 /// application's context before the first phase, runs `configure` (register apps and services,

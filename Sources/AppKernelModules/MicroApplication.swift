@@ -1,4 +1,4 @@
-import AppKernel
+public import AppKernel
 
 /// How a micro-application is shown when started — mPaaS's launch modes.
 public enum LaunchMode: String, Sendable, Hashable, CaseIterable {

@@ -1,5 +1,5 @@
-import Foundation
-import AppKernel
+public import Foundation
+public import AppKernel
 
 /// The classes a runtime manifest may name: Linux has no Objective-C runtime to look classes up
 /// by name, so the app lists its factories.

@@ -1,4 +1,4 @@
-import AppKernel
+public import AppKernel
 
 /// The services of an application: registration, dependency-ordered parallel start, lookups,
 /// readiness and shutdown. Reached through ``Context``.

@@ -1,4 +1,4 @@
-import AppKernel
+public import AppKernel
 import Foundation
 
 /// Launch options read from the command line and the environment.

@@ -1,5 +1,5 @@
-import AppKernel
-import Foundation
+public import AppKernel
+public import Foundation
 
 /// What a launch did, step by step, with start and end on the application's clock — exported as
 /// Chrome trace-event JSON (open it in Perfetto or `chrome://tracing`) or as a text table.

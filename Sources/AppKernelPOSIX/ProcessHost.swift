@@ -1,7 +1,7 @@
-import AppKernel
+public import AppKernel
 import AppKernelCore
 import Dispatch
-import Foundation
+public import Foundation
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)

@@ -1,4 +1,4 @@
-import AppKernelCore
+public import AppKernelCore
 import Foundation
 
 /// The view model of the seed's table of records, without UI: rows from a query, swipe-to-delete

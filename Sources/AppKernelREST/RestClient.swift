@@ -1,5 +1,5 @@
 import AppKernelCore
-import AppKernelAuth
+public import AppKernelAuth
 import Foundation
 
 /// Sends Salesforce REST requests for one user — the Mobile SDK's `RestClient`.

@@ -1,5 +1,5 @@
 import AppKernelCore
-import AppKernelAuth
+public import AppKernelAuth
 import Foundation
 
 /// One entry of Salesforce's error array: `[{"message", "errorCode", "fields"}]` (per-record

@@ -1,6 +1,6 @@
-import AppKernelCore
+public import AppKernelCore
 import AppKernelAuth
-import Foundation
+public import Foundation
 
 /// A successful response: status, headers and body, with the Mobile SDK's accessors.
 public struct RestResponse: Sendable, Hashable {

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// Salesforce's date-time text, as its REST API writes it (`2026-11-24T10:00:00.000+0000`: UTC,
 /// milliseconds, the offset without a colon) and as SOQL takes it in a literal

@@ -1,5 +1,5 @@
 import AppKernel
-import AppKernelAuth
+public import AppKernelAuth
 
 /// What the SDK manager needs from an account manager — `UserAccountManager` provides it; tests
 /// may pass a fake.

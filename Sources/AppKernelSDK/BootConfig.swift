@@ -1,6 +1,6 @@
-import AppKernelAuth
+public import AppKernelAuth
 import AppKernelCore
-import Foundation
+public import Foundation
 
 /// The app's settings for the SDK — the Mobile SDK's `bootconfig.json` / `bootconfig.plist`.
 ///

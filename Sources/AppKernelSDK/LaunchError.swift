@@ -1,4 +1,4 @@
-import AppKernel
+public import AppKernel
 
 /// A launch that failed: the phase, the hook if a hook failed, and the cause. The launch
 /// stopped there; the window keeps its placeholder; `launch()` can be called again.

@@ -1,4 +1,4 @@
-import AppKernel
+public import AppKernel
 
 /// The SDK manager's launch phases, in the order they run — the Mobile SDK's launch sequence.
 ///

@@ -1,5 +1,5 @@
-import AppKernel
-import AppKernelAuth
+public import AppKernel
+public import AppKernelAuth
 
 /// One phase's run, on the application's clock (`end` and `duration` are set once it finished).
 public typealias PhaseTiming = PhaseEngine<LaunchPhase>.Record

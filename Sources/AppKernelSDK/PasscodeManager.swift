@@ -1,5 +1,5 @@
 import AppKernelAuth
-import Foundation
+public import Foundation
 import Synchronization
 
 /// A stored passcode: a salted PBKDF2-HMAC-SHA256 hash, never the passcode itself.

@@ -1,5 +1,5 @@
 import AppKernel
-import AppKernelAuth
+public import AppKernelAuth
 
 /// A change of the current user, as user-change observers see it.
 public struct UserChange: Sendable, Hashable {

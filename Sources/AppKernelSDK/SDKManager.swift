@@ -1,9 +1,9 @@
-import AppKernel
-import AppKernelAuth
-import AppKernelREST
+public import AppKernel
+public import AppKernelAuth
+public import AppKernelREST
 import AppKernelStore
 import AppKernelSync
-import Foundation
+public import Foundation
 import Synchronization
 
 /// The SDK manager — the Mobile SDK's `SalesforceManager` / `MobileSyncSDKManager` on Linux.

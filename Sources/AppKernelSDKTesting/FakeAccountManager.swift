@@ -1,6 +1,6 @@
-import AppKernel
-import AppKernelAuth
-import AppKernelSDK
+public import AppKernel
+public import AppKernelAuth
+public import AppKernelSDK
 import Foundation
 
 /// An account manager with scripted logins, in memory: hand it to an `SDKManager` in place of a

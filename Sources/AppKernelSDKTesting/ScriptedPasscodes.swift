@@ -1,4 +1,4 @@
-import AppKernelSDK
+public import AppKernelSDK
 
 /// A passcode provider answering from a script: each prompt takes the next answer, and a `nil`
 /// answer — or an empty script — is the user giving up.

@@ -1,6 +1,6 @@
 import AppKernel
-import AppKernelSDK
-import AppKernelTesting
+public import AppKernelSDK
+public import AppKernelTesting
 
 extension SimulatedHost {
     /// Attaches `manager` to every application this host launches from now on, before its

@@ -1,4 +1,4 @@
-import AppKernelCore
+public import AppKernelCore
 
 /// A SmartStore query — the Mobile SDK's `SFQuerySpec`: which soup, which entries, in which
 /// order, how many a page.

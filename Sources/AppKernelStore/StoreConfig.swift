@@ -1,5 +1,5 @@
-import AppKernelCore
-import Foundation
+public import AppKernelCore
+public import Foundation
 
 /// The type of a soup index — SmartStore's index types.
 public enum IndexType: String, Sendable, Hashable, CaseIterable {

@@ -1,5 +1,5 @@
-import AppKernelCore
-import Foundation
+public import AppKernelCore
+public import Foundation
 import Synchronization
 #if canImport(Glibc)
 import Glibc

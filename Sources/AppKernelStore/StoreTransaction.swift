@@ -1,4 +1,4 @@
-import AppKernelCore
+public import AppKernelCore
 
 /// The store inside ``SmartStore/inTransaction(_:)``: the store's operations, run in its
 /// transaction. Each operation is atomic on its own (a savepoint: one that fails is undone

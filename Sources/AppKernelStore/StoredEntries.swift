@@ -1,4 +1,4 @@
-import AppKernelCore
+public import AppKernelCore
 
 /// The entries an upsert or a create stored, in the order given: each as it was given plus the
 /// `_soupEntryId` and `_soupLastModifiedDate` the store gave it — what the SDK's

@@ -1,6 +1,6 @@
 import Foundation
-import AppKernelCore
-import AppKernelStore
+public import AppKernelCore
+public import AppKernelStore
 
 /// Local changes, marked the way MobileSync reads them: what an app does to records offline
 /// before a sync up sends them (the Mobile SDK's sample apps set these fields by hand; here each

@@ -1,6 +1,6 @@
-import AppKernelCore
+public import AppKernelCore
 import AppKernelStore
-import Foundation
+public import Foundation
 
 /// Reads `usersyncs.json` in the Mobile SDK's format: every key the Mobile SDK reads (iOS and
 /// Android), with its rules; what either SDK refuses — a missing required key, an unknown type or

@@ -1,4 +1,4 @@
-import AppKernelCore
+public import AppKernelCore
 import AppKernelStore
 import AppKernelREST
 

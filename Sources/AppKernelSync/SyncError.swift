@@ -1,5 +1,5 @@
-import AppKernelStore
-import AppKernelREST
+public import AppKernelStore
+public import AppKernelREST
 
 /// Why a sync could not run, or stopped: what went wrong, naming the sync, the soup and the path
 /// concerned, with the underlying REST or store error.

@@ -1,7 +1,7 @@
 import AppKernelCore
-import AppKernelStore
-import AppKernelREST
-import Foundation
+public import AppKernelStore
+public import AppKernelREST
+public import Foundation
 import Synchronization
 
 /// Called with the sync's state after each step of a run (its start, each page or batch, its

@@ -1,4 +1,4 @@
-import AppKernelCore
+public import AppKernelCore
 import AppKernelStore
 
 /// How a sync treats records — the Mobile SDK's `SFSyncOptions`: the merge mode, and for a sync

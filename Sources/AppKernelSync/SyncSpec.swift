@@ -1,4 +1,4 @@
-import AppKernelCore
+public import AppKernelCore
 
 /// Which way a sync goes.
 public enum SyncType: String, Sendable, Hashable, CaseIterable {

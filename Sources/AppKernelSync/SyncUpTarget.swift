@@ -1,4 +1,4 @@
-import AppKernelCore
+public import AppKernelCore
 import AppKernelStore
 
 /// How a sync up sends local changes — the Mobile SDK's `SFSyncUpTarget` (one request a record),

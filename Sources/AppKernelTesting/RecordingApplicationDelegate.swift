@@ -1,5 +1,5 @@
-import AppKernel
-import Foundation
+public import AppKernel
+public import Foundation
 
 /// An application delegate that implements every callback and writes each to a ``CallLog`` as
 /// `app.<callback>`: `app.willFinishLaunching`, `app.didFinishLaunching`, `app.didBecomeActive`,

@@ -1,4 +1,4 @@
-import AppKernel
+public import AppKernel
 
 /// A root controller that records its appearance callbacks (`willAppear`, `didAppear`,
 /// `willDisappear`, `didDisappear`) in ``appearances``.

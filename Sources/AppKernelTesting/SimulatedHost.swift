@@ -1,5 +1,5 @@
-import AppKernel
-import Foundation
+public import AppKernel
+public import Foundation
 
 /// Plays the system for an `Application` in tests: launches it and sends it every event the
 /// kernel knows, synchronously, on a virtual clock.

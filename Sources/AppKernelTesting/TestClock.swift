@@ -1,5 +1,5 @@
 import AppKernelCore
-import AppKernel
+public import AppKernel
 
 /// A virtual clock for deterministic tests: time moves only when the test advances it.
 ///

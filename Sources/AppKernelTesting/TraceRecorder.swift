@@ -1,4 +1,4 @@
-import AppKernel
+public import AppKernel
 
 /// Records the pipeline of an application — delegate and scene-delegate callbacks, publications
 /// to listeners, the system's own decisions — as lines, for whole-trace assertions.

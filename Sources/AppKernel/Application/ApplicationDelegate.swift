@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// The object that handles the application's life cycle — UIKit's `UIApplicationDelegate`.
 ///

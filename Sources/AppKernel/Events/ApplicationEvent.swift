@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// Names an event the application publishes to its listeners, and the type of what listeners
 /// receive with it — the analogue of UIKit's `UIApplication.didEnterBackgroundNotification` and

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// A record of one step of the event pipeline: a callback made, a notification published, or a
 /// decision the system took. Values are `Sendable` and `Hashable`, so they travel through

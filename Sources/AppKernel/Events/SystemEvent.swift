@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// An event the host (the system) sends to an ``Application`` — the one port through which
 /// launches, transitions and deliveries enter the kernel. `SimulatedHost` (tests) and the process

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// The app's customisation of each system event, mPaaS style — `DTFrameworkInterface`.
 ///

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// Why the application was launched — UIKit's launch-options dictionary, as typed properties.
 ///

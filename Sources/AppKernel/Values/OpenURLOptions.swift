@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// Why and from where a URL is being opened — UIKit's `UIApplication.OpenURLOptionsKey` values
 /// and `UIScene.OpenURLOptions`.

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// A URL on its way through the pipeline to the delegate. The URL is a variable: a `handle` hook
 /// that rewrites it and answers `.continue` makes every later step — other handlers, listeners,

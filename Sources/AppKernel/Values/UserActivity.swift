@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// An activity handed over from elsewhere (Handoff, a universal link, a search result) —
 /// Foundation's `NSUserActivity`, as a value.

@@ -1,4 +1,4 @@
-import AppKernelCore
+public import AppKernelCore
 import AppKernelAuth
 import Foundation
 

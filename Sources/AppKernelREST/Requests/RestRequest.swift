@@ -1,5 +1,5 @@
-import AppKernelAuth
-import Foundation
+public import AppKernelAuth
+public import Foundation
 
 /// One REST call, independent of who sends it: method, path under the instance URL, query,
 /// headers, JSON body. Every request has a stable ``id`` (the record list keys in-flight deletes

@@ -1,5 +1,5 @@
 import AppKernelCore
-import Foundation
+public import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// Runs a Python-standard-library server script on an ephemeral loopback port for the duration
 /// of a test. The script prints `PORT <n>` on its first line and exits when its standard input
