@@ -9,7 +9,9 @@
 /// pending (created, not yet running) at a time.
 ///
 /// The work is taken first come, first served, or — with `lowestFirst` — the lowest number
-/// first (from a binary heap).
+/// first. Numbers usually come in increasing order (a shutdown's services become ready about in
+/// reverse order of their starts), so those wait in the queue, which is then sorted, and only a
+/// number lower than the queue's last waits in a binary heap beside it.
 @MainActor
 final class WorkerPool {
     /// A task that calls the pool's body for one piece of work after another.
@@ -20,9 +22,11 @@ final class WorkerPool {
         var abandoned = false
     }
 
-    /// The work waiting: a queue from `head` on, or (`lowestFirst`) a binary min-heap.
+    /// The work waiting: a queue from `head` on (sorted, with `lowestFirst`)…
     private var waiting: [Int] = []
     private var head = 0
+    /// …and, with `lowestFirst`, a binary min-heap of the work that came out of order.
+    private var heap: [Int] = []
     private let lowestFirst: Bool
     /// Whether a worker has been created and has not run yet.
     private var standby = false
@@ -42,8 +46,12 @@ final class WorkerPool {
 
     /// Queues `work` for a worker.
     func add(_ work: Int) {
-        waiting.append(work)
-        if lowestFirst { siftUp(waiting.count - 1) }
+        if lowestFirst, head < waiting.count, work < waiting[waiting.count - 1] {
+            heap.append(work)
+            siftUp(heap.count - 1)
+        } else {
+            waiting.append(work)
+        }
         schedule()
     }
 
@@ -57,35 +65,32 @@ final class WorkerPool {
         schedule()
     }
 
-    private var isEmpty: Bool { head == waiting.count }
+    private var isEmpty: Bool { head == waiting.count && heap.isEmpty }
 
     private func take() -> Int? {
-        guard !isEmpty else { return nil }
-        guard lowestFirst else {
-            let work = waiting[head]
-            head += 1
-            if head == waiting.count {
-                waiting.removeAll(keepingCapacity: true)
-                head = 0
-            } else if head > 1024, head * 2 > waiting.count {
-                waiting.removeFirst(head)
-                head = 0
-            }
-            return work
-        }
-        let lowest = waiting[0]
-        let last = waiting.removeLast()
-        if !waiting.isEmpty {
-            waiting[0] = last
+        if let lowest = heap.first, head == waiting.count || lowest < waiting[head] {
+            heap.swapAt(0, heap.count - 1)
+            heap.removeLast()
             siftDown(0)
+            return lowest
         }
-        return lowest
+        guard head < waiting.count else { return nil }
+        let work = waiting[head]
+        head += 1
+        if head == waiting.count {
+            waiting.removeAll(keepingCapacity: true)
+            head = 0
+        } else if head > 1024, head * 2 > waiting.count {
+            waiting.removeFirst(head)
+            head = 0
+        }
+        return work
     }
 
     private func siftUp(_ index: Int) {
         var child = index
-        while child > 0, waiting[(child - 1) / 2] > waiting[child] {
-            waiting.swapAt(child, (child - 1) / 2)
+        while child > 0, heap[(child - 1) / 2] > heap[child] {
+            heap.swapAt(child, (child - 1) / 2)
             child = (child - 1) / 2
         }
     }
@@ -95,10 +100,10 @@ final class WorkerPool {
         while true {
             let left = 2 * parent + 1, right = left + 1
             var lowest = parent
-            if left < waiting.count, waiting[left] < waiting[lowest] { lowest = left }
-            if right < waiting.count, waiting[right] < waiting[lowest] { lowest = right }
+            if left < heap.count, heap[left] < heap[lowest] { lowest = left }
+            if right < heap.count, heap[right] < heap[lowest] { lowest = right }
             guard lowest != parent else { return }
-            waiting.swapAt(parent, lowest)
+            heap.swapAt(parent, lowest)
             parent = lowest
         }
     }
