@@ -1,44 +1,28 @@
-/// The services' dependency graph as plain values — no tasks, no clock, no actor: the names and
+/// The services' dependency graph as a plain value — no tasks, no clock, no actor: the names and
 /// their dependencies, the dependency closure of a start (with cycle and missing-name checks), and
 /// Kahn's counters. ``ServiceRegistry`` drives it; every operation returns what it made ready or
 /// failed, so the registry only schedules.
 ///
-/// Each service is a ``Node`` in one array, at its slot (its registration number). A node keeps
-/// its dependencies (their names, and their slots once registered), its dependents, and the
-/// counters Kahn's algorithm needs. Slots are never reused — an unregistered service leaves a
-/// tombstone — so no slot moves. Every pass is iterative (explicit stacks, no recursion) and
-/// visits each edge a bounded number of times: a start, a failure or a shutdown of n services
-/// with e dependencies is O(n + e).
+/// Each service is a ``Node`` in one array, at its slot (its registration number; never reused —
+/// an unregistered service leaves a tombstone). Every pass is iterative (explicit stacks, no
+/// recursion) and visits each edge a bounded number of times: O(services + edges).
 struct ServiceGraph: Sendable {
     /// A service's registration number: its index in ``nodes``.
     typealias Slot = Int
 
-    /// Where a service is (``ServiceState`` without the failure reason).
-    enum State: Sendable {
-        case registered, starting, started, failed, destroyed
-        /// Unregistered: the slot is a tombstone.
-        case unregistered
-    }
+    /// Where a service is (``ServiceState`` without the failure reason; `unregistered`: a tombstone).
+    enum State: Sendable { case registered, starting, started, failed, destroyed, unregistered }
 
     /// Whether a service can start now, as far as the graph knows (the registry also asks
-    /// whether anything wants it).
+    /// whether anything wants it): `idle` — it is starting, started, failed or unregistered, or
+    /// a dependency is not registered; `waiting` for a dependency to start; `ready`; or
+    /// `dependencyFailed` — this dependency (the first failed one, in declaration order) failed.
     enum Readiness: Hashable, Sendable {
-        /// It cannot be started: it is starting, started, failed or unregistered, or one of its
-        /// dependencies is not registered.
-        case idle
-        /// A dependency has not started yet.
-        case waiting
-        /// Every dependency has started.
-        case ready
-        /// This dependency (the first failed one, in declaration order) failed: it cannot start.
-        case dependencyFailed(Slot)
+        case idle, waiting, ready, dependencyFailed(Slot)
     }
 
     /// A dependent that failed because its dependency `dependency` had failed.
-    struct Failure: Hashable, Sendable {
-        var slot: Slot
-        var dependency: Slot
-    }
+    struct Failure: Hashable, Sendable { var slot, dependency: Slot }
 
     /// A walk up the "needed by" links from a service (see ``neededByWalk(from:until:)``).
     struct NeededByWalk: Hashable, Sendable {
@@ -50,28 +34,20 @@ struct ServiceGraph: Sendable {
         var closesLoop = false
     }
 
-    /// One service.
+    /// One service: its dependencies' names (each once, in declaration order) and their slots
+    /// (`nil` while not registered); its dependents, in the order they were linked (walked newest
+    /// first); Kahn's counters of its dependencies not registered, not started (at zero, with
+    /// none unresolved, it may start) and failed; the dependent whose start first needed it (for
+    /// error chains); and the closure pass that last reached it.
     struct Node: Sendable {
         let name: String
-        /// Whether it starts with the eager services (``ServiceStartMode/eager``).
         let startsEagerly: Bool
         var state = State.registered
-        /// Its dependencies' names, each once, in declaration order.
         let dependencyNames: [String]
-        /// The slot of each of those dependencies; `nil` while that name is not registered.
         var dependencies: [Slot?]
-        /// The services that depend on it, in the order they were linked (walked newest first).
         var dependents: [Slot] = []
-        /// How many of its dependencies are not registered.
-        var unresolved = 0
-        /// How many registered dependencies have not started: at zero (and none unresolved) it
-        /// may start — known without looking at them.
-        var unstarted = 0
-        /// How many registered dependencies have failed.
-        var failed = 0
-        /// The dependent whose start first needed it (for error chains).
+        var unresolved = 0, unstarted = 0, failed = 0
         var neededBy: Slot?
-        /// The closure pass that last reached it (`visiting` or `visited` of that pass).
         var mark = 0
     }
 
@@ -81,7 +57,6 @@ struct ServiceGraph: Sendable {
     private var slots: [String: Slot] = [:]
     /// The services that name a dependency not registered, by that name, in slot order.
     private var waitingForName: [String: [Slot]] = [:]
-    /// The last closure pass's `visited` mark.
     private var lastMark = 0
     /// Changes whenever a "needed by" chain may have changed (a new link, an unregistration):
     /// what was built from the chains before is stale.
@@ -160,25 +135,17 @@ struct ServiceGraph: Sendable {
 
     /// Recounts `slot`'s unresolved, unstarted and failed dependencies.
     private mutating func recount(_ slot: Slot) {
-        var unresolved = 0, unstarted = 0, failed = 0
-        for dependency in nodes[slot].dependencies {
-            work += 1
-            guard let dependency else { unresolved += 1; continue }
-            if nodes[dependency].state != .started { unstarted += 1 }
-            if nodes[dependency].state == .failed { failed += 1 }
-        }
-        nodes[slot].unresolved = unresolved
-        nodes[slot].unstarted = unstarted
-        nodes[slot].failed = failed
+        let dependencies = nodes[slot].dependencies
+        work += dependencies.count
+        nodes[slot].unresolved = dependencies.count { $0 == nil }
+        nodes[slot].unstarted = dependencies.count { $0.map { nodes[$0].state != .started } ?? false }
+        nodes[slot].failed = dependencies.count { $0.map { nodes[$0].state == .failed } ?? false }
     }
 
     // MARK: Queries
 
-    /// The slot of a registered name.
     func slot(named name: String) -> Slot? { slots[name] }
-    /// The name `slot` was registered with.
     func name(of slot: Slot) -> String { nodes[slot].name }
-    /// Where the service in `slot` is.
     func state(of slot: Slot) -> State { nodes[slot].state }
     /// How many slots there are, tombstones included.
     var slotCount: Int { nodes.count }
@@ -286,9 +253,7 @@ struct ServiceGraph: Sendable {
     }
 
     /// The service in `slot` is starting (it must be ``Readiness/ready``).
-    mutating func markStarting(_ slot: Slot) {
-        nodes[slot].state = .starting
-    }
+    mutating func markStarting(_ slot: Slot) { nodes[slot].state = .starting }
 
     /// The service in `slot` has started.
     /// - Returns: The dependents whose last unstarted dependency it was and that are now

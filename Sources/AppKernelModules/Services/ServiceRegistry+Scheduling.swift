@@ -10,21 +10,17 @@ import AppKernel
 // Ready services go to a ``WorkerPool``, whose workers call them one after another (see there),
 // and each start or shutdown under way has its deadline in one ``DeadlineQueue`` (one timer).
 extension ServiceRegistry {
-    /// A start or shutdown under way.
+    /// A start or shutdown under way: its deadline in the ``DeadlineQueue`` (`nil`: none), the
+    /// worker calling the service once one has taken it, and for a shutdown, its run.
     struct Call {
-        /// Its deadline in the registry's ``DeadlineQueue``; `nil`: none.
         var deadlineID: Int?
-        /// The worker calling the service, once one has taken it.
         var worker: WorkerPool.Worker?
-        /// For a shutdown: the shutdown it belongs to.
         var shutdown: ShutdownRun?
     }
 
-    /// One call's wait for a set of services.
+    /// One call's wait for a set of services; `remaining`: how many have not settled.
     final class Run {
-        /// The services it waits for.
         let waitingFor: [Slot]
-        /// How many of them have not settled.
         var remaining: Int
         var error: ServiceError?
         var continuation: CheckedContinuation<Void, Never>?

@@ -44,8 +44,7 @@ public final class ServiceRegistry {
 
     /// The names, dependencies, states and counters.
     var graph = ServiceGraph()
-    /// What each service was registered with and what its starts made, by slot (unregistered
-    /// ones stay as tombstones).
+    /// Each service's ``Entry``, by slot (unregistered ones stay as tombstones).
     var entries: [Entry] = []
     /// The failures and the chains their errors name, shared by those errors.
     let failures = ServiceFailureLog()
@@ -70,24 +69,20 @@ public final class ServiceRegistry {
         weak var registry: ServiceRegistry?
     }
 
-    /// One service: how it was registered, its instance, and the call and runs under way.
+    /// One service: how it was registered; its instance (from its creation until it is
+    /// destroyed or unregistered); the start or shutdown under way whose outcome still counts (a
+    /// timeout or an unregistration ends it first); the runs waiting for it, oldest first (it is
+    /// wanted while one waits); its failure in the ``ServiceFailureLog``; and the link there
+    /// naming who needed it, with the graph's chain version it was built at.
     struct Entry {
         let mode: ServiceStartMode
         let policy: ServiceFailurePolicy
-        /// Makes its instance.
         let factory: @MainActor () -> any Service
         let startDeadline: Duration?
-        /// Its instance, from its creation until it is destroyed or unregistered.
         var instance: (any Service)?
-        /// The start or shutdown under way whose outcome still counts; a timeout or an
-        /// unregistration ends it first.
         var call: Call?
-        /// The runs waiting for it, oldest first (it is wanted while one waits).
         var runs: [Run] = []
-        /// Its failure in the registry's ``ServiceFailureLog`` (its state is `.failed`).
         var failure: Int?
-        /// The link naming who needed it, in the failure log, and the graph's chain version it
-        /// was built at (it is stale at any other).
         var chainLink: (version: Int, link: Int)?
     }
 
