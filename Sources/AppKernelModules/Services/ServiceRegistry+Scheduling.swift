@@ -31,6 +31,24 @@ extension ServiceRegistry {
         }
     }
 
+    /// The runs waiting for one service, oldest first; the first is kept apart, as there is
+    /// almost always only one (so no array is made per service).
+    struct WaitingRuns {
+        var first: Run?
+        var others: [Run] = []
+
+        var count: Int { first == nil ? 0 : 1 + others.count }
+        func contains(_ run: Run) -> Bool { first === run || others.contains { $0 === run } }
+
+        mutating func append(_ run: Run) {
+            if first == nil { first = run } else { others.append(run) }
+        }
+
+        mutating func remove(_ run: Run) {
+            if first === run { first = others.isEmpty ? nil : others.removeFirst() } else { others.removeAll { $0 === run } }
+        }
+    }
+
     /// One call of ``shutdown(deadline:)``: the started services, newest start first (a
     /// service's rank is its position in `order`), and for each the started dependents that
     /// have not finished yet.
@@ -60,7 +78,7 @@ extension ServiceRegistry {
     }
 
     /// Whether a run waits for the service in `slot`.
-    func isWanted(_ slot: Slot) -> Bool { !entries[slot].runs.isEmpty }
+    func isWanted(_ slot: Slot) -> Bool { entries[slot].runs.first != nil }
 
     /// How many waits for a service all runs have left, all together (none once every call returned).
     var waitingRunCount: Int { entries.reduce(0) { $0 + $1.runs.count } }
@@ -87,7 +105,7 @@ extension ServiceRegistry {
         if let deadline {
             timer = deadlines.scheduleTimer(after: deadline) { [weak self, weak run] in
                 guard let self, let run, run.continuation != nil else { return }
-                let starting = run.waitingFor.filter { slot in self.entries[slot].runs.contains { $0 === run } }.map(self.graph.name(of:))
+                let starting = run.waitingFor.filter { slot in self.entries[slot].runs.contains(run) }.map(self.graph.name(of:))
                 self.complete(run, error: ServiceError(code: .bootTimedOut, service: starting.sorted().joined(separator: ", "), detail: "\(deadline)"))
             }
         }
@@ -99,7 +117,7 @@ extension ServiceRegistry {
         timer?.cancel()
         deadlines.releaseTimerIfIdle()
         if run.remaining > 0 {
-            for slot in waitingFor { entries[slot].runs.removeAll { $0 === run } }
+            for slot in waitingFor { entries[slot].runs.remove(run) }
         }
         if let error = run.error { throw error }
     }
@@ -220,13 +238,15 @@ extension ServiceRegistry {
     /// Tells the runs waiting for the service in `slot` (oldest first) that it has settled.
     func settle(_ slot: Slot, error: ServiceError?) {
         let runs = entries[slot].runs
-        guard !runs.isEmpty else { return }
-        entries[slot].runs = []
-        for run in runs {
+        guard let first = runs.first else { return }
+        entries[slot].runs = WaitingRuns()
+        func tell(_ run: Run) {
             run.remaining -= 1
             if let error, run.error == nil { run.error = error }
             if run.remaining == 0 || run.error != nil { complete(run, error: run.error) }
         }
+        tell(first)
+        for run in runs.others { tell(run) }
     }
 
     private func complete(_ run: Run, error: ServiceError?) {

@@ -81,7 +81,7 @@ public final class ServiceRegistry {
         let startDeadline: Duration?
         var instance: (any Service)?
         var call: Call?
-        var runs: [Run] = []
+        var runs = WaitingRuns()
         var failure: Int?
         var chainLink: (version: Int, link: Int)?
     }

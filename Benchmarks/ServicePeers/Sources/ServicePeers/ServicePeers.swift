@@ -148,7 +148,8 @@ struct ServicePeers {
             // AppKernel alone, many rounds, for a profiler.
             let names = (0..<count).map { "s\($0)" }
             var rounds: [Round] = []
-            for _ in 0..<max(1, 2_000_000 / count) { rounds.append(try await appKernelRound(names: names)) }
+            let profileRounds = CommandLine.arguments.firstIndex(of: "--rounds").flatMap { Int(CommandLine.arguments[$0 + 1]) } ?? max(1, 2_000_000 / count)
+            for _ in 0..<profileRounds { rounds.append(try await appKernelRound(names: names)) }
             print("AppKernel \(label(count)): start \(time(median(rounds.map(\.start)))), shutdown \(time(median(rounds.map(\.shutdown))))")
             return
         }
