@@ -137,7 +137,8 @@ extension ServiceRegistry {
         }
         if entries[slot].instance == nil {
             // The factory and `didCreate` may look services up: no access to the entries is open.
-            let created = entries[slot].factory()
+            let factory = entries[slot].factory
+            let created = factory()
             entries[slot].instance = created
             created.didCreate()
         }

@@ -22,12 +22,8 @@ final class WorkerPool {
         var abandoned = false
     }
 
-    /// The work waiting: a queue from `head` on (sorted, with `lowestFirst`)…
-    private var waiting: [Int] = []
-    private var head = 0
-    /// …and, with `lowestFirst`, a binary min-heap of the work that came out of order.
-    private var heap: [Int] = []
-    private let lowestFirst: Bool
+    /// The work waiting (one value: each operation on it is one access).
+    private var waiting: Waiting
     /// Whether a worker has been created and has not run yet.
     private var standby = false
     /// The workers that count against the limit.
@@ -40,18 +36,13 @@ final class WorkerPool {
     /// A pool calling `body` with each piece of work, at most `limit` at once.
     init(limit: Int = .max, lowestFirst: Bool = false, _ body: @escaping @MainActor (Int, Worker) async -> Void) {
         self.limit = limit
-        self.lowestFirst = lowestFirst
+        self.waiting = Waiting(lowestFirst: lowestFirst)
         self.body = body
     }
 
     /// Queues `work` for a worker.
     func add(_ work: Int) {
-        if lowestFirst, head < waiting.count, work < waiting[waiting.count - 1] {
-            heap.append(work)
-            siftUp(heap.count - 1)
-        } else {
-            waiting.append(work)
-        }
+        waiting.add(work)
         schedule()
     }
 
@@ -65,51 +56,8 @@ final class WorkerPool {
         schedule()
     }
 
-    private var isEmpty: Bool { head == waiting.count && heap.isEmpty }
-
-    private func take() -> Int? {
-        if let lowest = heap.first, head == waiting.count || lowest < waiting[head] {
-            heap.swapAt(0, heap.count - 1)
-            heap.removeLast()
-            siftDown(0)
-            return lowest
-        }
-        guard head < waiting.count else { return nil }
-        let work = waiting[head]
-        head += 1
-        if head == waiting.count {
-            waiting.removeAll(keepingCapacity: true)
-            head = 0
-        } else if head > 1024, head * 2 > waiting.count {
-            waiting.removeFirst(head)
-            head = 0
-        }
-        return work
-    }
-
-    private func siftUp(_ index: Int) {
-        var child = index
-        while child > 0, heap[(child - 1) / 2] > heap[child] {
-            heap.swapAt(child, (child - 1) / 2)
-            child = (child - 1) / 2
-        }
-    }
-
-    private func siftDown(_ index: Int) {
-        var parent = index
-        while true {
-            let left = 2 * parent + 1, right = left + 1
-            var lowest = parent
-            if left < heap.count, heap[left] < heap[lowest] { lowest = left }
-            if right < heap.count, heap[right] < heap[lowest] { lowest = right }
-            guard lowest != parent else { return }
-            heap.swapAt(parent, lowest)
-            parent = lowest
-        }
-    }
-
     private func schedule() {
-        guard !standby, active < limit, !isEmpty else { return }
+        guard !standby, active < limit, !waiting.isEmpty else { return }
         standby = true
         active += 1
         tasksCreated += 1
@@ -121,12 +69,75 @@ final class WorkerPool {
     }
 
     private func work(_ worker: Worker) async {
-        while !worker.abandoned, let work = take() {
+        while !worker.abandoned, let work = waiting.take() {
             // A standby, in case this call suspends.
             schedule()
             await body(work, worker)
         }
         if !worker.abandoned { active -= 1 }
         schedule()
+    }
+}
+
+/// What waits for a worker: a queue from `head` on (sorted, with `lowestFirst`) and, with
+/// `lowestFirst`, a binary min-heap of the work that came out of order.
+private struct Waiting {
+    let lowestFirst: Bool
+    var queue: [Int] = []
+    var head = 0
+    var heap: [Int] = []
+
+    init(lowestFirst: Bool) { self.lowestFirst = lowestFirst }
+
+    mutating func add(_ work: Int) {
+        if lowestFirst, head < queue.count, work < queue[queue.count - 1] {
+            heap.append(work)
+            siftUp(heap.count - 1)
+        } else {
+            queue.append(work)
+        }
+    }
+
+    var isEmpty: Bool { head == queue.count && heap.isEmpty }
+
+    mutating func take() -> Int? {
+        if let lowest = heap.first, head == queue.count || lowest < queue[head] {
+            heap.swapAt(0, heap.count - 1)
+            heap.removeLast()
+            siftDown(0)
+            return lowest
+        }
+        guard head < queue.count else { return nil }
+        let work = queue[head]
+        head += 1
+        if head == queue.count {
+            queue.removeAll(keepingCapacity: true)
+            head = 0
+        } else if head > 1024, head * 2 > queue.count {
+            queue.removeFirst(head)
+            head = 0
+        }
+        return work
+    }
+
+    private mutating func siftUp(_ index: Int) {
+        var child = index
+        while child > 0, heap[(child - 1) / 2] > heap[child] {
+            heap.swapAt(child, (child - 1) / 2)
+            child = (child - 1) / 2
+        }
+    }
+
+    private mutating func siftDown(_ index: Int) {
+        var parent = index
+        while true {
+            let left = 2 * parent + 1, right = left + 1
+            var lowest = parent
+            if left < heap.count, heap[left] < heap[lowest] { lowest = left }
+            if right < heap.count, heap[right] < heap[lowest] { lowest = right }
+            guard lowest != parent else { return }
+            heap.swapAt(parent, lowest)
+            parent = lowest
+        }
     }
 }
