@@ -147,8 +147,7 @@ struct ServiceGraph: Sendable {
     func slot(named name: String) -> Slot? { slots[name] }
     func name(of slot: Slot) -> String { nodes[slot].name }
     func state(of slot: Slot) -> State { nodes[slot].state }
-    /// How many slots there are, tombstones included.
-    var slotCount: Int { nodes.count }
+    var slotCount: Int { nodes.count }   // tombstones included
     /// The registered services' slots, in registration order.
     var registeredSlots: [Slot] { nodes.indices.filter { nodes[$0].state != .unregistered } }
     /// The registered services that start eagerly, in registration order.

@@ -25,10 +25,7 @@ extension ServiceRegistry {
         var error: ServiceError?
         var continuation: CheckedContinuation<Void, Never>?
 
-        init(waitingFor: [Slot]) {
-            self.waitingFor = waitingFor
-            remaining = waitingFor.count
-        }
+        init(waitingFor: [Slot]) { (self.waitingFor, remaining) = (waitingFor, waitingFor.count) }
     }
 
     /// The runs waiting for one service, oldest first; the first is kept apart, as there is
@@ -40,10 +37,7 @@ extension ServiceRegistry {
         var count: Int { first == nil ? 0 : 1 + others.count }
         func contains(_ run: Run) -> Bool { first === run || others.contains { $0 === run } }
 
-        mutating func append(_ run: Run) {
-            if first == nil { first = run } else { others.append(run) }
-        }
-
+        mutating func append(_ run: Run) { if first == nil { first = run } else { others.append(run) } }
         mutating func remove(_ run: Run) {
             if first === run { first = others.isEmpty ? nil : others.removeFirst() } else { others.removeAll { $0 === run } }
         }
@@ -55,9 +49,8 @@ extension ServiceRegistry {
     final class ShutdownRun {
         let deadline: Duration?
         let order: [Slot]
-        /// The rank of each slot in `order`, `-1` for the slots not in it.
+        /// The rank of each slot (`-1`: not in `order`); by rank, the dependents not finished.
         private var ranks: [Int]
-        /// By rank: the started dependents that have not finished; at zero the service goes.
         var pendingDependents: [Int] = []
         var remaining: Int
         var pool: WorkerPool?
@@ -85,8 +78,10 @@ extension ServiceRegistry {
 
     /// Starts `roots` and everything they need; returns when all are started or failed.
     func start(_ roots: [Slot], deadline: Duration? = nil) async throws(ServiceError) {
+        let needed = try graph.closure(of: roots)
         var waitingFor: [Slot] = []
-        for slot in try graph.closure(of: roots) {
+        waitingFor.reserveCapacity(needed.count)
+        for slot in needed {
             switch graph.state(of: slot) {
             case .started: continue
             case .failed:
@@ -99,6 +94,8 @@ extension ServiceRegistry {
             }
         }
         guard !waitingFor.isEmpty else { return }
+        // A boot's starts, in one allocation (not when a lookup adds one: that would copy each time).
+        if waitingFor.count > startedSlots.count { startedSlots.reserveCapacity(startedSlots.count + waitingFor.count) }
         let run = Run(waitingFor: waitingFor)
         for slot in waitingFor { entries[slot].runs.append(run) }
         var timer: ScheduledTimer?
@@ -154,11 +151,7 @@ extension ServiceRegistry {
         guard graph.state(of: slot) == .starting, let instance = entries[slot].instance else { return }
         entries[slot].call?.worker = worker
         var failure: (any Error)?
-        do {
-            try await instance.start()
-        } catch {
-            failure = error
-        }
+        do { try await instance.start() } catch { failure = error }
         guard graph.state(of: slot) == .starting, endCall(slot) != nil else { return }
         if let failure {
             // A failure makes nothing ready: its dependents fail or wait.
@@ -196,8 +189,6 @@ extension ServiceRegistry {
             fail(slot, .timedOut, detail: entries[slot].startDeadline.map { "\($0)" } ?? "")
         }
     }
-
-    // MARK: Failures
 
     /// The service in `slot` failed (`code`: its start threw, timed out, or its dependency
     /// `cause` failed). The graph fails every wanted dependent that can no longer start, in one

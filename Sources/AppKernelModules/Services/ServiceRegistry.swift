@@ -76,9 +76,7 @@ public final class ServiceRegistry {
     }
 
     /// The way back to the registry for the closures its deadline queue and start pool keep.
-    private final class Link {
-        weak var registry: ServiceRegistry?
-    }
+    private final class Link { weak var registry: ServiceRegistry? }
 
     /// One service: how it was registered; its instance (from its creation until it is
     /// destroyed or unregistered); the start or shutdown under way whose outcome still counts (a

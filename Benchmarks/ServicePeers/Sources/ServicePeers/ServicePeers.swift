@@ -183,7 +183,7 @@ struct ServicePeers {
 
         print("Services: start and shutdown of N services that do nothing, AppKernel (production defaults: ContinuousClock,")
         print("20 s start and 5 s shutdown deadlines) beside swift-service-lifecycle's ServiceGroup (services that wait for")
-        print("graceful shutdown), same process, \(rounds) interleaved rounds (100k: 3), medians" + (quick ? " (--quick: 1k and 10k)" : ""))
+        print("graceful shutdown), same process, \(rounds) interleaved rounds" + (quick ? ", medians (--quick: 1k and 10k)" : " (100k: 3), medians"))
         let header = ["services", "AppKernel start", "ServiceGroup start", "ratio", "AppKernel shutdown", "ServiceGroup shutdown", "ratio", "AppKernel shutdown/start"]
         let widths = header.map { $0.count + 2 }
         print(zip(header, widths).map { pad($0, $1) }.joined())
