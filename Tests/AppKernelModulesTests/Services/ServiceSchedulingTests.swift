@@ -134,7 +134,7 @@ struct ServiceSchedulingTests {
 
     @Test func aLookupDuringABootOfManyServicesWaitsForTheSameStarts() async throws {
         let context = try context()
-        // A boot of 100 services waits in one bitset (a wide run); the lookup in waiting lists.
+        // The boot and the lookup wait in the lists of the services they need.
         for index in 0..<100 {
             context.services.register(named: "s\(index)", dependencies: index == 0 ? [] : ["s\(index / 2)"]) {
                 TimedService("s\(index)", log: self.log, clock: self.clock, startTakes: .seconds(1))
@@ -152,7 +152,7 @@ struct ServiceSchedulingTests {
         #expect(found == context.services.findService(named: "s7").map(ObjectIdentifier.init), "the boot's instance, started once")
         try await boot.value
         #expect(context.services.startOrder.count == 100)
-        #expect(context.services.wideRuns.isEmpty && context.services.listedRuns.isEmpty && context.services.listedWaits == 0)
+        #expect(context.services.waitingRunCount == 0)
     }
 
     @Test func unregisteringAServiceABootOfManyWaitsForFailsTheBoot() async throws {

@@ -164,6 +164,31 @@ struct ServiceFailureTests {
         #expect(depth == count - 1)
     }
 
+    /// After a failed chain of 20,000 services, asking each one's state and failure costs the
+    /// same however deep it is in the chain: the failure log's steps (links appended and walked,
+    /// records read) for all of them stay within a constant per service — the chain a
+    /// description names is shortened to its ends, found without walking it.
+    @Test func theStatesOfAFailedChainOfTwentyThousandAreListedInLinearWork() async throws {
+        let count = 20_000
+        let services = try registry()
+        register(count, .chain, policy: .continueWithout, in: services)
+        try await services.startServices()
+        let before = services.failures.steps
+        var failed = 0
+        for index in 0..<count {
+            if case .failed? = services.state(of: "s\(index)") { failed += 1 }
+            if services.failure(of: "s\(index)")?.code == (index == 0 ? .startFailed : .dependencyFailed) { failed += 1 }
+        }
+        let steps = services.failures.steps - before
+        #expect(failed == 2 * count)
+        #expect(steps <= 20 * count, "\(steps) steps for \(count) services")
+        #expect(services.state(of: "s0") == .failed("the service 's0' failed to start: disk full (needed by "
+            + "s19999 → s19998 → s19997 → s19996 → s19995 → … 19990 more … → s4 → s3 → s2 → s1 → s0)"))
+        #expect(services.state(of: "s19990") == .failed("the service 's19990' could not start because 's19989' failed "
+            + "(s19999 → s19998 → s19997 → s19996 → s19995 → s19994 → s19993 → s19992 → s19991 → s19990)"), "ten names: in full")
+        #expect(services.failure(of: "s1")?.path.count == count - 1, "the path keeps every name")
+    }
+
     #if DEBUG
     /// The work of booting (registration, closure, Kahn's counters, failures and the chains they
     /// name), counted by the graph, grows linearly: twice the services, about twice the work.

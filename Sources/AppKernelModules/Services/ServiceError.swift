@@ -6,7 +6,9 @@ import Synchronization
 /// The errors of a failing start share what they name instead of copying it: a
 /// `dependencyFailed` error refers to its ``cause`` (the failed dependency's error), and the
 /// chain that needed a service is stored once for its registry, so a failing chain of n services
-/// costs O(n) however long it is; ``description`` is built when asked.
+/// costs O(n) however long it is; ``description`` is built when asked, in time bounded by a
+/// constant: a chain of more than ten names is written as its first five and last five with the
+/// count of those left out between them (``path`` has them all).
 public struct ServiceError: Error, Sendable, Hashable, CustomStringConvertible {
     /// What kind of problem.
     public enum Code: String, Sendable, Hashable {
@@ -78,9 +80,10 @@ public struct ServiceError: Error, Sendable, Hashable, CustomStringConvertible {
         self.shared = shared
     }
 
-    /// What went wrong, where, and the path.
+    /// What went wrong, where, and the path (a path of more than ten names shortened to its
+    /// first five and last five: `a → b → c → d → e → … 90 more … → v → w → x → y → z`).
     public var description: String {
-        let chain = path.joined(separator: " → ")
+        let chain = if let shared, let link = shared.link { shared.log.chainText(to: link) } else { Self.chainText(ownPath) }
         switch code {
         case .duplicate: return "a service named '\(service)' is already registered"
         case .unknown: return "no service named '\(service)' is registered"
@@ -116,6 +119,21 @@ public struct ServiceError: Error, Sendable, Hashable, CustomStringConvertible {
         hasher.combine(detail)
     }
 
+    /// How many names of a chain a description writes out at each end when it shortens it.
+    static let namesAtEachEnd = 5
+
+    /// `path` joined with arrows, shortened when longer than twice ``namesAtEachEnd``.
+    static func chainText(_ path: [String]) -> String {
+        let shown = namesAtEachEnd
+        guard path.count > 2 * shown else { return path.joined(separator: " → ") }
+        return chainText(first: Array(path.prefix(shown)), omitted: path.count - 2 * shown, last: Array(path.suffix(shown)))
+    }
+
+    /// A shortened chain: `first → … n more … → last`.
+    static func chainText(first: [String], omitted: Int, last: [String]) -> String {
+        (first + ["… \(omitted) more …"] + last).joined(separator: " → ")
+    }
+
     private func hasPath(of other: ServiceError) -> Bool {
         if let one = shared, let other = other.shared, one.log === other.log, let link = one.link, link == other.link { return true }
         return path == other.path
@@ -131,6 +149,11 @@ final class ServiceFailureLog: Sendable {
     private struct Link {
         let name: String
         let parent: Int
+        /// How many names its chain has, from the root down to it.
+        let depth: Int
+        /// The link at depth ``ServiceError/namesAtEachEnd`` on its chain (itself, when the chain
+        /// is no deeper): a shortened description starts from there, without walking the chain.
+        let head: Int
     }
 
     /// One failure.
@@ -145,6 +168,7 @@ final class ServiceFailureLog: Sendable {
     private struct Storage {
         var links: [Link] = []
         var records: [Record] = []
+        var steps = 0
     }
 
     private let storage = Mutex(Storage())
@@ -157,30 +181,58 @@ final class ServiceFailureLog: Sendable {
             let first = storage.links.count
             var parent = parent ?? -1
             for name in names {
-                storage.links.append(Link(name: name, parent: parent))
-                parent = storage.links.count - 1
+                let index = storage.links.count
+                let depth = parent < 0 ? 1 : storage.links[parent].depth + 1
+                let head = depth <= ServiceError.namesAtEachEnd ? index : storage.links[parent].head
+                storage.links.append(Link(name: name, parent: parent, depth: depth, head: head))
+                parent = index
             }
+            storage.steps += names.count
             return first
         }
     }
 
+    /// The work the log has done — links appended and walked — for tests that check a
+    /// failure's description costs the same however long its chain is.
+    var steps: Int { storage.withLock { $0.steps } }
+
     /// The names from the root of the chain down to `link`.
     func path(to link: Int) -> [String] {
+        storage.withLock { storage in Self.names(upFrom: link, count: .max, in: &storage).reversed() }
+    }
+
+    /// The chain down to `link` as a description writes it (see ``ServiceError/chainText(_:)``):
+    /// at most ten names, found from the link and its chain's head, in O(1).
+    func chainText(to link: Int) -> String {
         storage.withLock { storage in
-            var names: [String] = []
-            var current = link
-            while current >= 0 {
-                names.append(storage.links[current].name)
-                current = storage.links[current].parent
+            let shown = ServiceError.namesAtEachEnd
+            let depth = storage.links[link].depth
+            guard depth > 2 * shown else {
+                return Self.names(upFrom: link, count: depth, in: &storage).reversed().joined(separator: " → ")
             }
-            return names.reversed()
+            let last = Self.names(upFrom: link, count: shown, in: &storage).reversed()
+            let first = Self.names(upFrom: storage.links[link].head, count: shown, in: &storage).reversed()
+            return ServiceError.chainText(first: Array(first), omitted: depth - 2 * shown, last: Array(last))
         }
+    }
+
+    /// Up to `count` names from `link` up towards the root, `link`'s first.
+    private static func names(upFrom link: Int, count: Int, in storage: inout Storage) -> [String] {
+        var names: [String] = []
+        var current = link
+        while current >= 0, names.count < count {
+            names.append(storage.links[current].name)
+            current = storage.links[current].parent
+        }
+        storage.steps += names.count
+        return names
     }
 
     /// Records a failure named by the chain at `link`, caused by the failure at `cause`.
     /// - Returns: Its index.
     func record(_ code: ServiceError.Code, service: String, detail: String, link: Int?, cause: Int?) -> Int {
         storage.withLock { storage in
+            storage.steps += 1
             storage.records.append(Record(code: code, service: service, detail: detail, link: link, cause: cause))
             return storage.records.count - 1
         }
@@ -188,7 +240,10 @@ final class ServiceFailureLog: Sendable {
 
     /// The error of the failure recorded at `index`.
     func error(at index: Int) -> ServiceError {
-        let record = storage.withLock { $0.records[index] }
+        let record = storage.withLock { storage in
+            storage.steps += 1
+            return storage.records[index]
+        }
         return ServiceError(code: record.code, service: record.service, detail: record.detail,
                             shared: ServiceError.Shared(log: self, link: record.link, cause: record.cause))
     }

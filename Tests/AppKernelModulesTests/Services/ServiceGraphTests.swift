@@ -123,18 +123,18 @@ struct ServiceGraphTests {
         #expect(graph.readiness(of: graph.slot(named: "c")!) == .dependencyFailed(graph.slot(named: "a")!))
     }
 
-    /// Unregistering frees a service's links for reuse and leaves its dependents idle until it is
-    /// registered again.
+    /// Unregistering drops a service's links (none is left behind) and leaves its dependents idle
+    /// until it is registered again.
     @Test func unregisteringFreesLinksAndUnresolvesDependents() {
         var graph = makeGraph("db; api: db; ui: api db")
-        let capacity = graph.edgeCapacity
+        let links = graph.linkCount
         for _ in 0..<3 {
             #expect(graph.unregister("api")?.state == .registered)
             #expect(graph.readiness(of: graph.slot(named: "ui")!) == .idle)
             #expect(graph.register("api", dependencies: ["db"]) != nil)
             #expect(graph.readiness(of: graph.slot(named: "ui")!) == .waiting)
         }
-        #expect(graph.edgeCapacity == capacity, "links are reused")
+        #expect(graph.linkCount == links, "no link is left behind")
         #expect(graph.unregister("nope") == nil)
         #expect(graph.register("db", dependencies: []) == nil, "a name is registered once")
         #expect(graph.names(graph.registeredSlots) == ["db", "ui", "api"])
@@ -180,15 +180,12 @@ struct ServiceGraphTests {
         #expect(graph.state(of: api) == .unregistered, "a tombstone stays one")
     }
 
-    /// The dependents index (CSR) lists each service's dependents in the order of its list — the
-    /// latest linked first — whether the links were made in order (built by a counting sort) or
-    /// reused after an unregistration (built by walking the lists).
-    @Test func theDependentsIndexKeepsEachListsOrder() {
+    /// Each service's dependents are listed the latest linked first, also after an
+    /// unregistration and registrations that link them again.
+    @Test func eachDependentsListKeepsItsOrder() {
         var graph = makeGraph("db; cache; api: db cache; ui: api db; jobs: cache db; late: missing")
         func lists() -> [[String]] { graph.registeredSlots.map { graph.names(graph.dependents(of: $0)) } }
-        let unindexed = lists()
-        graph.indexDependents(covering: graph.slotCount)
-        #expect(lists() == unindexed)
+        #expect(lists() == [["jobs", "ui", "api"], ["jobs", "api"], ["ui"], [], [], []])
         #expect(graph.names(graph.markStarted(graph.slot(named: "db")!)) == [])
         // Forward references, an unregistration and a registration that reuses freed links.
         _ = graph.unregister("api")
@@ -196,26 +193,5 @@ struct ServiceGraphTests {
         #expect(graph.register("api", dependencies: ["cache", "db"]) != nil)
         let relinked = lists()
         #expect(relinked == [["api", "jobs", "ui"], ["api", "missing", "jobs"], [], [], [], ["late"], ["ui"]])
-        graph.indexDependents(covering: graph.slotCount)
-        #expect(lists() == relinked)
     }
-
-    #if DEBUG
-    /// The index is built only by a pass that covers a quarter of the graph or more, so looking
-    /// one service up after each registration walks lists instead of rebuilding it each time
-    /// (here: only while the graph has fewer than ~25 services, not 1,000 times).
-    @Test func smallPassesDoNotRebuildTheIndex() throws {
-        var graph = ServiceGraph()
-        for index in 0..<1_000 {
-            _ = graph.register("s\(index)", dependencies: index > 0 ? ["s\(index / 2)"] : [])
-            let needed = try graph.closure(of: [index])
-            graph.indexDependents(covering: needed.count)
-        }
-        #expect(graph.indexBuilds < 30, "the index was rebuilt \(graph.indexBuilds) times")
-        graph.indexDependents(covering: graph.slotCount)
-        let built = graph.indexBuilds
-        graph.indexDependents(covering: graph.slotCount)
-        #expect(graph.indexBuilds == built, "a valid index is not rebuilt")
-    }
-    #endif
 }
