@@ -19,8 +19,8 @@
 //      memory one launched app keeps;
 //   4. services at production defaults (ContinuousClock, 20 s start deadline) beside the test
 //      setup (TestClock, no deadline): registration, startServices() and shutdown of 10k and 100k
-//      no-op services (--quick: 1k and 10k) in three graph shapes, against swift-service-lifecycle's
-//      start time measured separately on this machine; an I/O-bound boot against its critical path;
+//      no-op services (--quick: 1k and 10k) in three graph shapes; an I/O-bound boot against its
+//      critical path (swift-service-lifecycle side by side: Benchmarks/ServicePeers);
 //   5. simulated lifecycle transitions per second;
 //   6. scaling: 1k / 10k / 100k (--quick: 1k / 10k) of listeners and hooks registered and
 //      cancelled, a burst of re-entrant events, a failing service chain, service starts and
@@ -62,10 +62,6 @@ struct Row {
 
 @main
 enum AppKernelBenchmarks {
-    /// swift-service-lifecycle 2.11's start of N no-op services, measured separately on this
-    /// machine (it cannot be a dependency of AppKernel): seconds by N.
-    static let serviceLifecycleStart: [Int: Double] = [10_000: 0.028, 100_000: 0.245]
-
     @MainActor
     static func main() async throws {
         let quick = CommandLine.arguments.contains("--quick")
@@ -169,26 +165,10 @@ enum AppKernelBenchmarks {
             }
             print("    start, production / test (median of per-round ratios): " + versusTest.joined(separator: ", "))
         }
-        print("  swift-service-lifecycle 2.11, measured separately on this machine: start of 10k services 28 ms, of 100k 245 ms")
-        var beatsPeer = true
-        var peerChecked: [String] = []
-        for count in serviceCounts.sorted() {
-            guard let reference = serviceLifecycleStart[count],
-                  let figures = services.first(where: { $0.count == count && $0.shape == .independent && $0.setup == .production }) else { continue }
-            let speedup = reference / figures.start.median
-            beatsPeer = beatsPeer && speedup >= 2
-            peerChecked.append(Format.count(count))
-            print(String(format: "    %@ (no dependencies, production defaults): start median %@ → %.2f× faster than swift-service-lifecycle (≥ 2× needs ≤ %@)",
-                         Format.count(count), Format.time(figures.start.median), speedup, Format.time(reference / 2)))
-        }
-        let unchecked = serviceLifecycleStart.keys.sorted().filter { !serviceCounts.contains($0) }.map(Format.count)
+        print("  beside swift-service-lifecycle's ServiceGroup, in one process: swift run -c release --package-path Benchmarks/ServicePeers ServicePeers")
         let boot = try await ServiceBenchmarks.criticalPathRatio(count: quick ? 100 : 400)
         print(String(format: "  I/O-bound boot (%d services sleeping 5–20 ms, ContinuousClock): wall %.0f ms, critical path %.0f ms, sum %.0f ms → wall / critical path = %.3f×\n",
                      quick ? 100 : 400, boot.ratio * boot.criticalPath * 1e3, boot.criticalPath * 1e3, boot.sum * 1e3, boot.ratio))
-        targets.append(("services at production defaults (no dependencies) ≥ 2× faster than swift-service-lifecycle at 10k and 100k"
-                        + " (checked at " + peerChecked.joined(separator: " and ")
-                        + (unchecked.isEmpty ? "" : "; " + unchecked.joined(separator: ", ") + " not measured in --quick") + ")",
-                        beatsPeer && !peerChecked.isEmpty))
         let slowShutdowns = services.filter { $0.shutdownOverStart.median > 1 }
         targets.append(("shutdown no slower than start (every count, shape and setup; median of per-round shutdown / start"
                         + (slowShutdowns.isEmpty ? ")" : "; over: " + slowShutdowns.map {

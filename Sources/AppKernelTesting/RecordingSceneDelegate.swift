@@ -1,4 +1,5 @@
 public import AppKernel
+import Foundation
 
 /// A scene delegate that implements every callback and writes each to a ``CallLog`` as
 /// `<scene id>.<callback>`: `scene-1.willConnect`, `scene-1.willEnterForeground`,
