@@ -1,44 +1,28 @@
-/// The services' dependency graph as a plain value — no tasks, no clock, no actor: the names and
-/// their dependencies, the dependency closure of a start (with cycle and missing-name checks), and
-/// Kahn's counters. ``ServiceRegistry`` drives it; every operation returns what it made ready or
-/// failed, so the registry only schedules.
-///
-/// Each service is a ``Node`` in one array, at its slot (its registration number; never reused —
-/// an unregistered service leaves a tombstone). Every pass is iterative (explicit stacks, no
-/// recursion) and visits each edge a bounded number of times: O(services + edges).
+/// The services' dependency graph as a plain value: names, dependencies, the closure of a start and Kahn's
+/// counters; ``ServiceRegistry`` schedules what it returns as ready or failed. Each service is a ``Node`` at
+/// its slot (never reused: unregistering leaves a tombstone). Every pass is iterative, O(services + edges).
 struct ServiceGraph: Sendable {
     /// A service's registration number: its index in ``nodes``.
     typealias Slot = Int
-
     /// Where a service is (``ServiceState`` without the failure reason; `unregistered`: a tombstone).
     enum State: Sendable { case registered, starting, started, failed, destroyed, unregistered }
-
-    /// Whether a service can start now, as far as the graph knows (the registry also asks
-    /// whether anything wants it): `idle` — it is starting, started, failed or unregistered, or
-    /// a dependency is not registered; `waiting` for a dependency to start; `ready`; or
-    /// `dependencyFailed` — this dependency (the first failed one, in declaration order) failed.
-    enum Readiness: Hashable, Sendable {
-        case idle, waiting, ready, dependencyFailed(Slot)
-    }
-
+    /// Whether a service can start now, as far as the graph knows: `idle` (starting, started, failed, unregistered,
+    /// or a dependency is not registered), `waiting`, `ready`, or `dependencyFailed` (its first failed dependency).
+    enum Readiness: Hashable, Sendable { case idle, waiting, ready, dependencyFailed(Slot) }
     /// A dependent that failed because its dependency `dependency` had failed.
     struct Failure: Hashable, Sendable { var slot, dependency: Slot }
 
-    /// A walk up the "needed by" links from a service (see ``neededByWalk(from:until:)``).
+    /// A walk up the "needed by" links (see ``neededByWalk(from:until:)``): the services walked, the
+    /// first one first; where `until` stopped it; whether it stopped on coming back to a service.
     struct NeededByWalk: Hashable, Sendable {
-        /// The services walked, the starting one first.
         var slots: [Slot] = []
-        /// Where the walk stopped because `until` accepted the service; `nil` otherwise.
         var known: Slot?
-        /// Whether the walk stopped because it came back to a service it had passed.
         var closesLoop = false
     }
 
-    /// One service: its dependencies' names (each once, in declaration order) and their slots
-    /// (`nil` while not registered); its dependents, in the order they were linked (walked newest
-    /// first); Kahn's counters of its dependencies not registered, not started (at zero, with
-    /// none unresolved, it may start) and failed; the dependent whose start first needed it (for
-    /// error chains); and the closure pass that last reached it.
+    /// One service: its dependencies' names (each once) and slots (`nil`: not registered); its
+    /// dependents in link order; Kahn's counters of its dependencies not registered, not started and
+    /// failed; the dependent whose start first needed it (for error chains); the last closure mark.
     struct Node: Sendable {
         let name: String
         let startsEagerly: Bool
@@ -51,24 +35,20 @@ struct ServiceGraph: Sendable {
         var mark = 0
     }
 
-    /// Every service ever registered, by slot (unregistered ones as tombstones).
+    /// Every service ever registered, by slot.
     private(set) var nodes: [Node] = []
-    /// The slot of each registered name.
     private var slots: [String: Slot] = [:]
     /// The services that name a dependency not registered, by that name, in slot order.
     private var waitingForName: [String: [Slot]] = [:]
     private var lastMark = 0
-    /// Changes whenever a "needed by" chain may have changed (a new link, an unregistration):
-    /// what was built from the chains before is stale.
+    /// Changes whenever a "needed by" chain may have changed: what was built from them is stale.
     private(set) var chainVersion = 0
-    /// The work done so far — edges, dependencies and "needed by" links visited — for tests
-    /// that check the passes stay linear in the graph's size.
+    /// Edges, dependencies and "needed by" links visited, for tests that check the passes are linear.
     private(set) var work = 0
 
     // MARK: Registration
 
-    /// Adds the service `name` needing `dependencies` (a name given twice counts once; names not
-    /// registered yet are linked when they are). Its dependents registered earlier are linked to it.
+    /// Adds `name` needing `dependencies` (each once; one not registered yet is linked when it is).
     /// - Returns: Its slot; `nil` if the name is registered.
     mutating func register(_ name: String, dependencies: [String], startsEagerly: Bool = true) -> Slot? {
         guard slots[name] == nil else { return nil }
@@ -104,9 +84,7 @@ struct ServiceGraph: Sendable {
         if state == .failed { nodes[dependent].failed += 1 }
     }
 
-    /// Removes the service `name`: it leaves its dependencies' lists of dependents, its
-    /// dependents wait for the name again, its slot becomes a tombstone (which still lists its
-    /// dependencies, for a shutdown under way).
+    /// Removes `name`: its dependents wait for the name again; its tombstone keeps its dependencies (for a shutdown).
     /// - Returns: Its slot and the state it was in; `nil` if the name is not registered.
     mutating func unregister(_ name: String) -> (slot: Slot, state: State)? {
         guard let slot = slots.removeValue(forKey: name) else { return nil }
@@ -114,7 +92,7 @@ struct ServiceGraph: Sendable {
         for (index, dependency) in node.dependencies.enumerated() {
             work += 1
             if let dependency {
-                if let position = nodes[dependency].dependents.firstIndex(of: slot) { nodes[dependency].dependents.remove(at: position) }
+                nodes[dependency].dependents.removeAll { $0 == slot }   // listed once: names are unique
             } else {
                 let dependencyName = node.dependencyNames[index]
                 waitingForName[dependencyName]?.removeAll { $0 == slot }
@@ -125,7 +103,7 @@ struct ServiceGraph: Sendable {
             if let index = nodes[dependent].dependencies.firstIndex(of: slot) { nodes[dependent].dependencies[index] = nil }
             recount(dependent)
         }
-        // They wait for the name again, in slot order (the order a registration links them in).
+        // In slot order, the order a registration links them in.
         if !node.dependents.isEmpty { waitingForName[name] = node.dependents.sorted() }
         nodes[slot].dependents = []
         nodes[slot].state = .unregistered
@@ -148,28 +126,21 @@ struct ServiceGraph: Sendable {
     func name(of slot: Slot) -> String { nodes[slot].name }
     func state(of slot: Slot) -> State { nodes[slot].state }
     var slotCount: Int { nodes.count }   // tombstones included
-    /// The registered services' slots, in registration order.
+    /// The registered services (all, or the eager ones), in registration order.
     var registeredSlots: [Slot] { nodes.indices.filter { nodes[$0].state != .unregistered } }
-    /// The registered services that start eagerly, in registration order.
     var eagerSlots: [Slot] { nodes.indices.filter { nodes[$0].startsEagerly && nodes[$0].state != .unregistered } }
     /// How many dependency links there are between registered services.
     var linkCount: Int { nodes.reduce(0) { $0 + $1.dependents.count } }
-
     /// The registered dependencies of `slot`, in declaration order.
     func dependencies(of slot: Slot) -> [Slot] { nodes[slot].dependencies.compactMap { $0 } }
-
     /// The dependents of `slot`, the latest linked first.
     func dependents(of slot: Slot) -> [Slot] { nodes[slot].dependents.reversed() }
 
     // MARK: Closure
 
-    /// The services `roots` need, dependencies before dependents; checks for missing
-    /// dependencies and cycles (iteratively: chains may be long). A mark on each node, new for
-    /// each pass, says whether the pass is inside it or done with it.
-    /// - Parameter recordingChains: Note who first needed each service, for error chains (a
-    ///   start does; a mere check does not).
-    /// - Throws: ``ServiceError/Code/missingDependency`` or ``ServiceError/Code/cycle``, with the
-    ///   path (`A → B → C → A`).
+    /// The services `roots` need, dependencies before dependents, checked for missing names and cycles.
+    /// - Parameter recordingChains: Note who first needed each service, for error chains (a start does).
+    /// - Throws: ``ServiceError/Code/missingDependency`` or ``ServiceError/Code/cycle``, with its path (`A → B → A`).
     mutating func closure(of roots: [Slot], recordingChains: Bool = true) throws(ServiceError) -> [Slot] {
         let visiting = lastMark + 1, visited = lastMark + 2
         lastMark = visited
@@ -182,8 +153,9 @@ struct ServiceGraph: Sendable {
                 work += 1
                 if next == 0, nodes[slot].unresolved > 0 {
                     let node = nodes[slot]
-                    let missing = node.dependencyNames.indices.first { node.dependencies[$0] == nil }.map { node.dependencyNames[$0] } ?? ""
-                    throw ServiceError(code: .missingDependency, service: node.name, path: stack.map { name(of: $0.slot) } + [missing], detail: missing)
+                    let missing = zip(node.dependencyNames, node.dependencies).first { $0.1 == nil }?.0 ?? ""
+                    throw ServiceError(code: .missingDependency, service: node.name,
+                                       path: stack.map { name(of: $0.slot) } + [missing], detail: missing)
                 }
                 guard next < nodes[slot].dependencies.count, let dependency = nodes[slot].dependencies[next] else {
                     nodes[slot].mark = visited
@@ -199,7 +171,8 @@ struct ServiceGraph: Sendable {
                 if nodes[dependency].mark == visiting {
                     let path = stack.map(\.slot)
                     let start = path.firstIndex(of: dependency) ?? 0
-                    throw ServiceError(code: .cycle, service: name(of: dependency), path: path[start...].map(name(of:)) + [name(of: dependency)])
+                    throw ServiceError(code: .cycle, service: name(of: dependency),
+                                       path: path[start...].map(name(of:)) + [name(of: dependency)])
                 }
                 guard nodes[dependency].mark != visited else { continue }
                 nodes[dependency].mark = visiting
@@ -209,12 +182,11 @@ struct ServiceGraph: Sendable {
         return ordered
     }
 
-    /// Walks up the "needed by" links from `slot` (the dependent whose start first needed it, and
-    /// so on), stopping before the first service `until` accepts, at one nothing needed, at an
-    /// unregistered one, or where the walk comes back to a service it passed.
+    /// Walks up the "needed by" links from `slot`, stopping before the first service `until` accepts,
+    /// at one nothing needed, at an unregistered one, or on coming back to a service it passed.
     mutating func neededByWalk(from slot: Slot, until isKnown: (Slot) -> Bool) -> NeededByWalk {
         var walk = NeededByWalk()
-        var seen: Set<Slot> = []
+        var seen: Set<Slot> = [slot]
         var current = slot
         while true {
             work += 1
@@ -223,9 +195,8 @@ struct ServiceGraph: Sendable {
                 break
             }
             walk.slots.append(current)
-            seen.insert(current)
             guard let parent = nodes[current].neededBy, nodes[parent].state != .unregistered else { break }
-            guard !seen.contains(parent) else {
+            guard seen.insert(parent).inserted else {
                 walk.closesLoop = true
                 break
             }
@@ -235,9 +206,7 @@ struct ServiceGraph: Sendable {
     }
 
     /// Who needed the service in `slot`, back to the root: `root`, …, `slot`.
-    mutating func chain(to slot: Slot) -> [Slot] {
-        neededByWalk(from: slot) { _ in false }.slots.reversed()
-    }
+    mutating func chain(to slot: Slot) -> [Slot] { neededByWalk(from: slot) { _ in false }.slots.reversed() }
 
     // MARK: Kahn's counters
 
@@ -255,8 +224,7 @@ struct ServiceGraph: Sendable {
     mutating func markStarting(_ slot: Slot) { nodes[slot].state = .starting }
 
     /// The service in `slot` has started.
-    /// - Returns: The dependents whose last unstarted dependency it was and that are now
-    ///   ``Readiness/ready``, the latest linked first.
+    /// - Returns: The dependents it made ``Readiness/ready`` (their last unstarted dependency), the latest linked first.
     mutating func markStarted(_ slot: Slot) -> [Slot] {
         nodes[slot].state = .started
         var ready: [Slot] = []
@@ -268,15 +236,13 @@ struct ServiceGraph: Sendable {
         return ready
     }
 
-    /// The service in `slot` failed. Every dependent that `isWanted` accepts and that can no
-    /// longer start fails in turn, and theirs, transitively — depth first, the latest linked
-    /// dependent first, with an explicit stack: each edge is visited twice, with no recursion.
-    /// - Returns: The dependents that failed, in the order they failed, each with the dependency
-    ///   (its first failed one, in declaration order) that failed it.
+    /// The service in `slot` failed, and so does, transitively, every dependent `isWanted` accepts
+    /// that can no longer start: depth first, the latest linked first, each edge visited twice.
+    /// - Returns: The dependents that failed, in order, each with its first failed dependency.
     mutating func markFailed(_ slot: Slot, isWanted: (Slot) -> Bool) -> [Failure] {
         var failures: [Failure] = []
         setFailed(slot)
-        // Each entry: a failed service and how many of its dependents have been looked at.
+        // A failed service and how many of its dependents have been looked at.
         var stack: [(slot: Slot, done: Int)] = [(slot, 0)]
         while let (current, done) = stack.last {
             let dependents = nodes[current].dependents
@@ -304,17 +270,14 @@ struct ServiceGraph: Sendable {
         }
     }
 
-    /// The service in `slot` was shut down: a started one's dependents wait for it again. An
-    /// unregistered one stays a tombstone.
+    /// The service in `slot` was shut down: a started one's dependents wait for it again (a tombstone stays).
     mutating func markDestroyed(_ slot: Slot) {
-        switch nodes[slot].state {
-        case .unregistered: return
-        case .started:
+        guard nodes[slot].state != .unregistered else { return }
+        if nodes[slot].state == .started {
             for dependent in nodes[slot].dependents {
                 work += 1
                 nodes[dependent].unstarted += 1
             }
-        default: break
         }
         nodes[slot].state = .destroyed
     }

@@ -3,31 +3,25 @@ public import AppKernel
 /// The services of an application: registration, dependency-ordered parallel start, lookups,
 /// readiness and shutdown. Reached through ``Context``.
 ///
-/// Start rules: dependencies first; independent services start concurrently (each as soon as
-/// its last dependency has started — Kahn's algorithm, O(services + edges)); a cycle or a
-/// missing dependency is reported before anything starts, with its path (`A → B → C → A`); each
-/// service starts exactly once, even when several lookups race for a lazy one; a failing service
-/// fails the boot (naming it and the chain that needed it) or is marked failed and skipped, per
-/// its policy — what needs it fails with `dependencyFailed`, in one pass, O(services + edges);
-/// per-service and whole-boot deadlines run on the application's clock (one timer for all); shutdown runs
-/// dependents first, newest start first, with bounded concurrency, each `willDestroy` once.
-///
-/// The dependency graph itself — names, edges, the closure of a start, Kahn's counters — is a
-/// plain value (`ServiceGraph`); the registry schedules what it makes ready (workers, deadlines,
-/// the calls waiting) and keeps what a start creates, in one ``Entry`` per service.
+/// Start rules: dependencies first; independent services start concurrently, each as soon as its last
+/// dependency has started (Kahn's algorithm, O(services + edges)); a cycle or missing dependency is
+/// reported, with its path (`A → B → C → A`), before anything starts; each service starts exactly once,
+/// even when lookups race for a lazy one; a failing service fails the boot (naming it and the chain that
+/// needed it) or is marked failed and skipped, per its policy, and what needs it fails with
+/// `dependencyFailed` in one pass, O(services + edges); per-service and whole-boot deadlines run on the
+/// application's clock (one timer for all); shutdown runs dependents first, newest start first, with
+/// bounded concurrency, each `willDestroy` once. The graph itself is a plain value (`ServiceGraph`).
 @MainActor
 public final class ServiceRegistry {
     typealias Slot = ServiceGraph.Slot
 
     /// The application the services belong to; `nil` once it has been freed.
     ///
-    /// The registry does not keep its application alive: the application owns its BootLoader,
-    /// which owns the ``Context``, which owns the registry, so a strong reference back would make
-    /// a cycle and no application with services would ever be freed. Deadlines run on the
-    /// application's clock, which the registry keeps: a shutdown that outlives the application
-    /// still times out. Once the application is gone, refused registrations are no longer
-    /// reported as diagnostics (there is nowhere to record them); ``lastRegistrationError``
-    /// still says why.
+    /// The registry does not keep it alive: the application owns its BootLoader, which owns the
+    /// ``Context``, which owns the registry, so a strong reference back would make a cycle and no
+    /// application with services would be freed. Deadlines run on the application's clock, which
+    /// the registry keeps: a shutdown that outlives the application still times out. Once it is
+    /// gone, refused registrations are not reported as diagnostics; ``lastRegistrationError`` says why.
     public private(set) weak var application: Application?
     /// How long one service may take to start when it names no deadline; `nil`: no limit. Default 20 s.
     public var defaultStartDeadline: Duration? = .seconds(20)
@@ -42,19 +36,15 @@ public final class ServiceRegistry {
     /// Why the last registration was refused.
     public private(set) var lastRegistrationError: ServiceError?
 
-    // The graph and the entries are read and written a dozen times per service started: their
-    // run-time exclusivity checks were 13–15% of a start of 1,000 (ServicePeers). Every access
-    // to them is instantaneous, on the main actor: no call out (a factory, `didCreate`, a
-    // service's start) runs inside one, and the only closures run inside one (`markFailed`'s
-    // and `neededByWalk`'s) read `entries` while `graph` is open. The sanitizer legs build with
-    // `APPKERNEL_CHECKED_EXCLUSIVITY`, which checks them again.
+    // No run-time exclusivity checks on the graph and the entries (by slot): 13–15% of a start of 1,000.
+    // Every access is instantaneous, on the main actor: no call out (factory, `didCreate`, start) runs
+    // inside one; the only closures run inside one (`markFailed`'s, `neededByWalk`'s) read `entries`
+    // while `graph` is open. The sanitizer legs' `APPKERNEL_CHECKED_EXCLUSIVITY` checks them again.
     #if APPKERNEL_CHECKED_EXCLUSIVITY
     var graph = ServiceGraph()
     var entries: [Entry] = []
     #else
-    /// The names, dependencies, states and counters.
     @exclusivity(unchecked) var graph = ServiceGraph()
-    /// Each service's ``Entry``, by slot (unregistered ones stay as tombstones).
     @exclusivity(unchecked) var entries: [Entry] = []
     #endif
     /// The failures and the chains their errors name, shared by those errors.
@@ -78,11 +68,7 @@ public final class ServiceRegistry {
     /// The way back to the registry for the closures its deadline queue and start pool keep.
     private final class Link { weak var registry: ServiceRegistry? }
 
-    /// One service: how it was registered; its instance (from its creation until it is
-    /// destroyed or unregistered); the start or shutdown under way whose outcome still counts (a
-    /// timeout or an unregistration ends it first); the runs waiting for it, oldest first (it is
-    /// wanted while one waits); its failure in the ``ServiceFailureLog``; and the link there
-    /// naming who needed it, with the graph's chain version it was built at.
+    /// One service: its registration, instance, call whose outcome counts, runs waiting, failure, chain link.
     struct Entry {
         let mode: ServiceStartMode
         let policy: ServiceFailurePolicy
@@ -109,7 +95,8 @@ public final class ServiceRegistry {
             application?.reportDiagnostic(.moduleRefused, subject: "services", message: error.description)
             return false
         }
-        entries.append(Entry(mode: startMode, policy: failurePolicy, factory: factory, startDeadline: deadline ?? defaultStartDeadline))
+        let startDeadline = deadline ?? defaultStartDeadline
+        entries.append(Entry(mode: startMode, policy: failurePolicy, factory: factory, startDeadline: startDeadline))
         return true
     }
 
@@ -118,7 +105,8 @@ public final class ServiceRegistry {
     /// eager services — or at once, when the services have started already.
     @discardableResult
     public func register(_ service: any Service, forName name: String, dependencies: [String] = []) -> Bool {
-        guard register(named: name, dependencies: dependencies, factory: { service }), let slot = graph.slot(named: name) else { return false }
+        guard register(named: name, dependencies: dependencies, factory: { service }),
+              let slot = graph.slot(named: name) else { return false }
         entries[slot].instance = service
         if bootFinished { Task { _ = try? await self.service(named: name) } }
         return true
@@ -129,7 +117,6 @@ public final class ServiceRegistry {
     /// tombstone, so no other service's slot moves.
     public func unregisterService(named name: String) {
         guard let (slot, state) = graph.unregister(name) else { return }
-        // A start under way is abandoned; whoever waits for it learns it is gone.
         if state == .starting, let worker = endCall(slot)?.worker { starts.abandon(worker) }
         settle(slot, error: ServiceError(code: .unknown, service: name))
         if let instance = entries[slot].instance, state != .destroyed { instance.willDestroy() }
@@ -173,11 +160,10 @@ public final class ServiceRegistry {
     // MARK: Lookup
 
     /// The service's instance, at once — mPaaS's `findServiceByName:`: a started service; an
-    /// instance the app registered (``register(_:forName:dependencies:)``); a lazy service on its
-    /// first use, made now (when everything it needs has started) and its start begun, as mPaaS
-    /// makes and starts a lazy service when it is first used (`start` is async here: await
-    /// ``service(named:)`` for it to finish). `nil` for an unknown or failed service, and for a
-    /// lazy one whose dependencies are still to start (their start is begun too).
+    /// instance the app registered (``register(_:forName:dependencies:)``); a lazy service on first
+    /// use, made now (when everything it needs has started) and its start begun, as in mPaaS (await
+    /// ``service(named:)`` for it to finish). `nil` for an unknown or failed service, and for a lazy
+    /// one whose dependencies are still to start (their start is begun too).
     public func findService(named name: String) -> (any Service)? {
         guard let slot = graph.slot(named: name) else { return nil }
         let state = graph.state(of: slot)
@@ -185,12 +171,7 @@ public final class ServiceRegistry {
         guard state == .registered || state == .starting else { return nil }
         if state == .registered, case .lazy = entries[slot].mode {
             let dependenciesStarted = graph.dependencies(of: slot).allSatisfy { graph.state(of: $0) == .started }
-            if entries[slot].instance == nil, dependenciesStarted {
-                let factory = entries[slot].factory
-                let created = factory()
-                entries[slot].instance = created
-                created.didCreate()
-            }
+            if entries[slot].instance == nil, dependenciesStarted { create(slot) }
             Task { _ = try? await self.service(named: name) }
         }
         return entries[slot].instance
@@ -202,7 +183,7 @@ public final class ServiceRegistry {
     public func service(named name: String) async throws(ServiceError) -> any Service {
         guard let slot = graph.slot(named: name) else { throw ServiceError(code: .unknown, service: name) }
         if graph.state(of: slot) != .started { try await start([slot]) }
-        // The service may have been unregistered while it started.
+        // It may have been unregistered meanwhile.
         guard graph.slot(named: name) == slot, graph.state(of: slot) == .started, let instance = entries[slot].instance else {
             if graph.slot(named: name) == slot, let failure = failure(ofSlot: slot) {
                 throw ServiceError(code: .startFailed, service: name, path: [name], detail: failure.description)
@@ -222,8 +203,7 @@ public final class ServiceRegistry {
         try await startServices(groups: groups, finishingBoot: true)
     }
 
-    /// Starts the eager services and `groups`; `finishingBoot: false` leaves
-    /// ``servicesReady()`` waiting (more groups follow).
+    /// Starts the eager services and `groups`; `finishingBoot: false` leaves ``servicesReady()`` waiting.
     func startServices(groups: [String], finishingBoot: Bool) async throws(ServiceError) {
         bootFinished = false
         do throws(ServiceError) {
@@ -235,9 +215,7 @@ public final class ServiceRegistry {
         }
     }
 
-    /// Starts the services of `groups` (in the order given) with their dependencies, and nothing
-    /// else; an unknown or empty group starts nothing.
-    /// - Throws: ``ServiceError``.
+    /// Starts the services of `groups` (in order) with their dependencies, and nothing else.
     func startGroups(_ groups: [String]) async throws(ServiceError) {
         let roots = slots(inGroups: groups)
         guard !roots.isEmpty else { return }
@@ -261,27 +239,24 @@ public final class ServiceRegistry {
     private func finishBoot(error: ServiceError?) {
         lastBootError = error
         bootFinished = true
-        let waiting = bootReady
+        for waiter in bootReady { waiter.resume() }
         bootReady.removeAll()
-        for waiter in waiting { waiter.resume() }
     }
 
     // MARK: Shutdown
 
-    /// Shuts the started services down, dependents before what they depend on: a service's
-    /// ``Service/shutdown()`` begins once every started service that depends on it has shut down;
-    /// of the services ready to go, the newest start goes first — services that do not suspend
-    /// shut down in exact reverse order of their starts — and up to ``maxConcurrentShutdowns``
-    /// run at once (each one that suspends lets the next begin). Each is awaited at most
-    /// `deadline` on the application's clock (`nil`: as long as it takes), then told
+    /// Shuts the started services down, dependents first: a service's ``Service/shutdown()`` begins
+    /// once every started service that depends on it has shut down; of those ready, the newest start
+    /// goes first (services that do not suspend go in exact reverse order of their starts), up to
+    /// ``maxConcurrentShutdowns`` at once (each that suspends lets the next begin). Each is awaited at
+    /// most `deadline` on the application's clock (`nil`: as long as it takes), then told
     /// `willDestroy`, once. A later start (a relaunch) makes and starts new instances.
     public func shutdown(deadline: Duration? = .seconds(5)) async {
-        // A started service always has its instance (unregistering or destroying one changes its state).
         let order = startedSlots.reversed().filter { graph.state(of: $0) == .started }
         startedSlots.removeAll()
         guard !order.isEmpty else { return }
         let run = ShutdownRun(deadline: deadline, order: order, slotCount: graph.slotCount)
-        // For each service, its started dependents: it goes once they all have.
+        // For each, its started dependents: it goes once they all have.
         run.pendingDependents = order.map { slot in graph.nodes[slot].dependents.count { run.rank(of: $0) != nil } }
         let pool = WorkerPool(limit: max(1, maxConcurrentShutdowns), lowestFirst: true) { [weak self] rank, worker in
             await self?.shutDown(rank, in: run, worker: worker)
