@@ -37,15 +37,20 @@ enum Console {
 
     private static var lines: AsyncStream<String>?
 
-    /// The next line typed, not echoed when standard input is a terminal (a passcode): the
-    /// terminal's echo is off until the line is in.
-    static func readSecretLine() async -> String? {
-        guard isatty(STDIN_FILENO) == 1 else { return await readLine() }
+    /// Shows `prompt` and reads the next line typed, not echoed when standard input is a
+    /// terminal (a passcode). The echo goes off *before* the prompt is shown, so a user (or a
+    /// script) who types as soon as the prompt appears is never echoed; it comes back once the
+    /// line is in.
+    static func readSecretLine(prompt text: String) async -> String? {
         var original = termios()
-        guard tcgetattr(STDIN_FILENO, &original) == 0 else { return await readLine() }
+        guard isatty(STDIN_FILENO) == 1, tcgetattr(STDIN_FILENO, &original) == 0 else {
+            prompt(text)
+            return await readLine()
+        }
         var silent = original
         silent.c_lflag &= ~tcflag_t(ECHO)
         tcsetattr(STDIN_FILENO, TCSANOW, &silent)
+        prompt(text)
         let line = await readLine()
         tcsetattr(STDIN_FILENO, TCSANOW, &original)
         // The Return the user typed was not echoed either.

@@ -21,8 +21,7 @@ final class PasscodePrompt: PasscodeProvider {
             return answer
         }
         guard readsTerminal else { return nil }
-        Console.prompt("passcode (attempt \(attempt), \(remaining) left): ")
-        return await Console.readSecretLine()
+        return await Console.readSecretLine(prompt: "passcode (attempt \(attempt), \(remaining) left): ")
     }
 }
 
