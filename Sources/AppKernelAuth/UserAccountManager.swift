@@ -9,6 +9,9 @@ public enum LogoutReason: String, Sendable, Hashable, CaseIterable {
     case tokenExpired
     /// Too many wrong passcodes.
     case passcodeFailures
+    /// The stored passcode could not be read or verified (damaged, missing, replaced): the app
+    /// fails closed and logs every user out.
+    case passcodeTampered
     /// The app decided (e.g. a mobile-policy change).
     case appInitiated
 }

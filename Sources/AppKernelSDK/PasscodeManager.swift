@@ -1,5 +1,5 @@
 import AppKernelAuth
-public import Foundation
+import Foundation
 import Synchronization
 
 /// A stored passcode: a salted PBKDF2-HMAC-SHA256 hash, never the passcode itself.
@@ -10,6 +10,20 @@ public struct PasscodeRecord: Sendable, Hashable, Codable {
     public var hash: [UInt8]
     /// The PBKDF2 iteration count.
     public var iterations: Int
+    /// Wrong answers since the last right one, across launches: counted and stored before an
+    /// answer is judged.
+    public var failedAttempts: Int
+
+    /// Whether the fields are in range (a forged or damaged record is refused).
+    var isPlausible: Bool {
+        (8...64).contains(salt.count) && hash.count == 32 && (1...10_000_000).contains(iterations) && failedAttempts >= 0
+    }
+
+    /// Whether two byte strings are equal, in time that depends only on their lengths.
+    static func constantTimeEqual(_ lhs: [UInt8], _ rhs: [UInt8]) -> Bool {
+        guard lhs.count == rhs.count else { return false }
+        return zip(lhs, rhs).reduce(0) { $0 | ($1.0 ^ $1.1) } == 0
+    }
 }
 
 /// Where the passcode's hash is kept.
@@ -18,6 +32,15 @@ public protocol PasscodeStore: Sendable {
     func load() -> PasscodeRecord?
     /// Stores (or, with `nil`, removes) the record.
     func save(_ record: PasscodeRecord?) throws
+    /// The stored record, checked: `nil` when no passcode is set.
+    /// - Throws: ``PasscodeDamage`` when a passcode was set but its record cannot be read or
+    ///   verified. The default answers ``load()``.
+    func loadVerified() throws(PasscodeDamage) -> PasscodeRecord?
+}
+
+extension PasscodeStore {
+    /// ``load()``: a store that cannot be damaged.
+    public func loadVerified() throws(PasscodeDamage) -> PasscodeRecord? { load() }
 }
 
 /// Keeps the passcode record in memory.
@@ -29,31 +52,6 @@ public final class InMemoryPasscodeStore: PasscodeStore {
     public func load() -> PasscodeRecord? { record.withLock { $0 } }
     /// Stores the record.
     public func save(_ record: PasscodeRecord?) throws { self.record.withLock { $0 = record } }
-}
-
-/// Keeps the passcode record in a JSON file, owner-only (0600 from its first byte), so the
-/// passcode survives a relaunch; a missing or unreadable file means no passcode is set.
-public struct FilePasscodeStore: PasscodeStore {
-    /// The file.
-    public let url: URL
-
-    /// A store in `url` (its folder must exist).
-    public init(url: URL) { self.url = url }
-
-    /// The stored record, if the file holds one.
-    public func load() -> PasscodeRecord? {
-        guard let data = try? Data(contentsOf: url) else { return nil }
-        return try? JSONDecoder().decode(PasscodeRecord.self, from: data)
-    }
-
-    /// Writes the record (owner-only from the first byte, atomically: `PrivateFile`), or removes the file.
-    public func save(_ record: PasscodeRecord?) throws {
-        guard let record else {
-            if FileManager.default.fileExists(atPath: url.path) { try FileManager.default.removeItem(at: url) }
-            return
-        }
-        try PrivateFile.write(JSONEncoder().encode(record), to: url)
-    }
 }
 
 /// Asks the user for the passcode — the app's passcode screen; tests script the answers.
@@ -74,6 +72,8 @@ public enum PasscodeError: Error, Sendable, Hashable, CustomStringConvertible {
     case notSet
     /// The store failed.
     case storeFailed(String)
+    /// The stored passcode cannot be trusted (see ``PasscodeDamage``).
+    case damaged(PasscodeDamage)
 
     /// What went wrong.
     public var description: String {
@@ -82,27 +82,27 @@ public enum PasscodeError: Error, Sendable, Hashable, CustomStringConvertible {
         case .wrongPasscode: "the current passcode is wrong"
         case .notSet: "no passcode is set"
         case .storeFailed(let reason): "the passcode could not be stored: \(reason)"
+        case .damaged(let damage): "\(damage)"
         }
     }
 }
 
 /// The app passcode: set, change, remove, verify; locks after a time in the background; after
-/// too many wrong answers it reports, and the SDK manager logs the user out and wipes their data
-/// — as the Mobile SDK does.
+/// too many wrong answers — counted across launches, each stored before the answer is judged —
+/// it reports, and the SDK manager logs every user out and wipes their data, as the Mobile SDK
+/// does. A record that cannot be trusted (``PasscodeDamage``) never reads as "no passcode".
 @MainActor
 public final class PasscodeManager {
-    /// Where the hash lives.
+    /// Where the hash and the failure count live.
     public var store: any PasscodeStore
     /// The PBKDF2 iteration count for new passcodes.
     public let iterations: Int
-    /// Wrong answers allowed before the user is logged out. Default 10.
+    /// Wrong answers allowed before every user is logged out. Default 10.
     public var maximumAttempts: Int
     /// Time in the background after which the app locks. Default 10 minutes.
     public var lockTimeout: Duration
     /// The shortest passcode accepted (the identity's mobile policy may raise it). Default 4.
     public var minimumLength: Int
-    /// Wrong answers since the last right one.
-    public private(set) var failedAttempts = 0
     /// Whether the app is locked until the passcode is entered.
     public private(set) var isLocked = false
 
@@ -116,48 +116,54 @@ public final class PasscodeManager {
         self.minimumLength = minimumLength
     }
 
-    /// Whether a passcode is set.
-    public var isSet: Bool { store.load() != nil }
+    /// The stored record, checked (see ``PasscodeStore/loadVerified()``).
+    /// - Throws: ``PasscodeDamage`` when it cannot be trusted.
+    public func record() throws(PasscodeDamage) -> PasscodeRecord? { try store.loadVerified() }
 
-    /// Wrong answers left before the user is logged out.
+    /// Whether a passcode is set — `true` too when its record cannot be trusted: a damaged lock
+    /// is still a lock.
+    public var isSet: Bool {
+        do { return try record() != nil } catch { return true }
+    }
+
+    /// Wrong answers since the last right one, as stored (across launches); a record that cannot
+    /// be trusted counts as ``maximumAttempts``.
+    public var failedAttempts: Int {
+        do { return try record()?.failedAttempts ?? 0 } catch { return maximumAttempts }
+    }
+
+    /// Wrong answers left before every user is logged out.
     public var remainingAttempts: Int { max(maximumAttempts - failedAttempts, 0) }
 
-    /// Sets the passcode (replacing any), stored as a salted hash.
+    /// Sets the passcode (replacing any), stored as a salted hash with no failures.
     public func setPasscode(_ passcode: String) throws(PasscodeError) {
         guard passcode.count >= minimumLength else { throw .tooShort(minimum: minimumLength) }
         let salt = SecureRandom.bytes(16)
-        let record = PasscodeRecord(salt: salt, hash: Self.hash(passcode, salt: salt, iterations: iterations), iterations: iterations)
+        let record = PasscodeRecord(salt: salt, hash: Self.hash(passcode, salt: salt, iterations: iterations),
+                                    iterations: iterations, failedAttempts: 0)
         do { try store.save(record) } catch { throw .storeFailed("\(error)") }
-        failedAttempts = 0
         isLocked = false
     }
 
-    /// Changes the passcode, given the current one.
+    /// Changes the passcode, given the current one (a wrong one counts as a failed attempt).
     public func changePasscode(from current: String, to new: String) throws(PasscodeError) {
-        guard let record = store.load() else { throw .notSet }
-        guard Self.matches(current, record) else { throw .wrongPasscode }
+        guard try check(current) else { throw .wrongPasscode }
         try setPasscode(new)
     }
 
-    /// Removes the passcode, given the current one.
+    /// Removes the passcode, given the current one (a wrong one counts as a failed attempt).
     public func removePasscode(current: String) throws(PasscodeError) {
-        guard let record = store.load() else { throw .notSet }
-        guard Self.matches(current, record) else { throw .wrongPasscode }
+        guard try check(current) else { throw .wrongPasscode }
         reset()
     }
 
     /// Checks a passcode: right unlocks and clears the failure count; wrong counts a failure.
-    /// Always `true` when no passcode is set.
+    /// The failure is stored before the answer is judged, so quitting or a kill during the
+    /// check still counts it. Always `true` when no passcode is set; `false` when the record
+    /// cannot be trusted or the count cannot be stored (fail closed).
     @discardableResult
     public func verify(_ passcode: String) -> Bool {
-        guard let record = store.load() else { return true }
-        if Self.matches(passcode, record) {
-            failedAttempts = 0
-            isLocked = false
-            return true
-        }
-        failedAttempts += 1
-        return false
+        do { return try check(passcode) } catch PasscodeError.notSet { return true } catch { return false }
     }
 
     /// Whether the wrong answers have run out.
@@ -166,21 +172,29 @@ public final class PasscodeManager {
     /// Locks the app (when a passcode is set).
     public func lock() { if isSet { isLocked = true } }
 
-    /// Forgets the passcode and the failures (after too many failures, or a logout).
+    /// Forgets the passcode and the failures (after too many failures, tampering, or a logout).
     public func reset() {
         try? store.save(nil)
-        failedAttempts = 0
         isLocked = false
+    }
+
+    /// Counts a failure and stores it, then judges the answer: right clears the count.
+    private func check(_ passcode: String) throws(PasscodeError) -> Bool {
+        let stored: PasscodeRecord?
+        do { stored = try record() } catch { throw .damaged(error) }
+        guard var record = stored else { throw .notSet }
+        record.failedAttempts += 1
+        do { try store.save(record) } catch { throw .storeFailed("\(error)") }
+        guard PasscodeRecord.constantTimeEqual(Self.hash(passcode, salt: record.salt, iterations: record.iterations), record.hash) else {
+            return false
+        }
+        record.failedAttempts = 0
+        try? store.save(record)   // a count left at one too many errs on the safe side
+        isLocked = false
+        return true
     }
 
     private static func hash(_ passcode: String, salt: [UInt8], iterations: Int) -> [UInt8] {
         PBKDF2.deriveKey(password: Array(passcode.utf8), salt: salt, iterations: iterations, length: 32)
-    }
-
-    private static func matches(_ passcode: String, _ record: PasscodeRecord) -> Bool {
-        let candidate = hash(passcode, salt: record.salt, iterations: record.iterations)
-        // Constant-time comparison.
-        guard candidate.count == record.hash.count else { return false }
-        return zip(candidate, record.hash).reduce(0) { $0 | ($1.0 ^ $1.1) } == 0
     }
 }

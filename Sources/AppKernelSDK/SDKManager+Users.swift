@@ -18,7 +18,8 @@ public struct UserChange: Sendable, Hashable {
     /// The user after.
     public var to: UserAccountIdentity?
     /// Why the user logged out (`nil` for a switch): `LogoutReason.passcodeFailures` when too
-    /// many wrong passcodes logged every user out.
+    /// many wrong passcodes logged every user out, `LogoutReason.passcodeTampered` when the
+    /// stored passcode could not be trusted (``PasscodeDamage``) and every user was logged out.
     public var reason: LogoutReason?
 
     /// Creates a change.
@@ -170,37 +171,61 @@ extension SDKManager {
     // MARK: The passcode lock
 
     /// Asks for the passcode until it is right (`true`) or the attempts run out (`false`: every
-    /// user was logged out and their data wiped).
-    /// - Throws: ``PasscodeError/notSet`` when there is no provider, or the user gave up.
+    /// user was logged out and their data wiped). A stored record that cannot be trusted, or
+    /// attempts already used up by earlier launches, wipe at once, without asking.
+    /// - Throws: ``PasscodeUnavailable`` when there is no provider, or the user gave up.
     func askForPasscode() async throws -> Bool {
-        guard let provider = passcodeProvider else {
-            throw PasscodeUnavailable(reason: "a passcode is set but SDKManager.passcodeProvider is nil")
-        }
         while true {
-            guard let entered = await provider.passcode(attempt: passcode.failedAttempts + 1, remaining: passcode.remainingAttempts) else {
-                throw PasscodeUnavailable(reason: "the user did not enter the passcode")
+            do {
+                guard try passcode.record() != nil else { return true }
+            } catch {
+                await passcodeTampered(error)
+                return false
             }
-            if passcode.verify(entered) { return true }
             if passcode.hasExhaustedAttempts {
                 await passcodeAttemptsExhausted()
                 return false
             }
+            guard let provider = passcodeProvider else {
+                throw PasscodeUnavailable(reason: "a passcode is set but SDKManager.passcodeProvider is nil")
+            }
+            guard let entered = await provider.passcode(attempt: passcode.failedAttempts + 1, remaining: passcode.remainingAttempts) else {
+                throw PasscodeUnavailable(reason: "the user did not enter the passcode")
+            }
+            if passcode.verify(entered) { return true }
         }
     }
 
     /// Too many wrong passcodes: the passcode protects the app, not one user — it is forgotten
-    /// and every user is logged out (their stores and credentials wiped on the way), the others
-    /// first and the current one last, so no other user ever becomes current on the way. Observers
+    /// and every user is logged out (their stores and credentials wiped on the way). Observers
     /// hear one ``UserChange`` with reason `LogoutReason.passcodeFailures`, and the app returns to
     /// login.
     func passcodeAttemptsExhausted() async {
+        await logEveryoneOut(reason: .passcodeFailures)
+    }
+
+    /// The stored passcode cannot be trusted: it is not "no passcode" — fail closed. The record is
+    /// removed and every user logged out and wiped; observers hear one ``UserChange`` with reason
+    /// `LogoutReason.passcodeTampered`, and the app returns to login. A record missing while no
+    /// user is left protects nothing: the stale marker is cleared and nobody is logged out.
+    func passcodeTampered(_ damage: PasscodeDamage) async {
+        if damage.kind == .missing, accountManager?.allAccounts.isEmpty ?? true {
+            passcode.reset()
+            return
+        }
+        await logEveryoneOut(reason: .passcodeTampered)
+    }
+
+    /// Forgets the passcode and logs every user out, the others first and the current one last,
+    /// so no other user ever becomes current on the way.
+    private func logEveryoneOut(reason: LogoutReason) async {
         passcode.reset()
         guard let accountManager else { return }
         let current = accountManager.currentAccount?.identity
         for account in accountManager.allAccounts where account.identity != current {
-            await accountManager.logout(account.identity, reason: .passcodeFailures)
+            await accountManager.logout(account.identity, reason: reason)
         }
-        if let current { await accountManager.logout(current, reason: .passcodeFailures) }
+        if let current { await accountManager.logout(current, reason: reason) }
     }
 
     /// Locks the app when it returns after more than ``PasscodeManager/lockTimeout`` in the

@@ -306,8 +306,9 @@ open class SDKManager {
     }
 
     /// ``LaunchPhase/passcode``: when a passcode is set, asks for it until it is right; after
-    /// ``PasscodeManager/maximumAttempts`` wrong answers the current user is logged out and their
-    /// data wiped, and the launch goes on (to log in again).
+    /// ``PasscodeManager/maximumAttempts`` wrong answers (counted across launches), or when the
+    /// stored passcode cannot be trusted, every user is logged out and their data wiped, and the
+    /// launch goes on (to log in again).
     open func verifyPasscode() async throws {
         guard passcode.isSet else { return }
         if try await askForPasscode() { flags.insert(.passcodeVerified) }
