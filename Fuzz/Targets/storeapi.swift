@@ -8,7 +8,7 @@ import AppKernelStore
 import Foundation
 
 /// One store for the whole run, in a fresh temporary directory, with a small step budget.
-nonisolated(unsafe) let store: SmartStore = {
+let store: SmartStore = {
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent("fuzz-storeapi-\(getpid())")
     try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     do {
@@ -21,6 +21,7 @@ nonisolated(unsafe) let store: SmartStore = {
         fatalError("cannot open the fuzz store: \(error)")
     }
 }()
+// libFuzzer calls the target on one thread only.
 nonisolated(unsafe) var inputs = 0
 
 private func integer(_ bytes: ArraySlice<UInt8>) -> Int {
