@@ -14,6 +14,11 @@ extension JSONValue {
         try self.init(jsonBytes: Array(jsonData))
     }
 
+    /// How deeply objects and arrays may nest in JSON text this module reads: 512, the config
+    /// reader's limit and Foundation's. A value counts the objects and arrays around it and
+    /// itself (`[[1]]` nests 2 deep). SmartStore refuses deeper entries with the same number.
+    package static let maximumNestingDepth = 512
+
     /// ``init(jsonData:)`` over bytes already in an array: how SmartStore reads its entries.
     package init(jsonBytes bytes: [UInt8]) throws(JSONSyntaxError) {
         var reader = JSONTextReader(bytes: bytes)
@@ -79,7 +84,7 @@ extension JSONValue {
 /// method returns nil on text that is not JSON, leaving `index` where it stopped.
 struct JSONTextReader {
     /// How deeply objects and arrays may nest (as Foundation's JSON parser allows).
-    static let maximumDepth = 512
+    static let maximumDepth = JSONValue.maximumNestingDepth
     let bytes: [UInt8]
     var index = 0
 
@@ -91,12 +96,14 @@ struct JSONTextReader {
         }
     }
 
+    /// The value at `index`; `depth` counts the objects and arrays around it (the text's
+    /// recursion, and so its stack, is bounded by ``maximumDepth``).
     mutating func value(depth: Int) -> JSONValue? {
         skipSpace()
-        guard index < bytes.count, depth < Self.maximumDepth else { return nil }
+        guard index < bytes.count else { return nil }
         switch bytes[index] {
-        case UInt8(ascii: "{"): return object(depth: depth)
-        case UInt8(ascii: "["): return array(depth: depth)
+        case UInt8(ascii: "{"): return depth < Self.maximumDepth ? object(depth: depth) : nil
+        case UInt8(ascii: "["): return depth < Self.maximumDepth ? array(depth: depth) : nil
         case UInt8(ascii: "\""): return string().map(JSONValue.string)
         case UInt8(ascii: "t"): return literal("true", .bool(true))
         case UInt8(ascii: "f"): return literal("false", .bool(false))

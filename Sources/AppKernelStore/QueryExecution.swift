@@ -53,10 +53,27 @@ struct QueryCompiler {
         StoreError(code: code, reason: reason, file: file, soup: soup, path: path, query: query)
     }
 
+    /// The rows a page skips (`pageSize × pageIndex`), the arguments checked before any
+    /// arithmetic: a page size of at least 1, a page index of at least 0, and an offset that fits
+    /// a SQLite integer (`Int64`).
+    func offset(_ spec: QuerySpec, pageIndex: Int) throws(StoreError) -> Int {
+        guard spec.pageSize >= 1 else {
+            throw error(.invalidQuery, "pageSize \(spec.pageSize) is out of range: it must be at least 1", soup: spec.soupName, query: spec.smartSql)
+        }
+        guard pageIndex >= 0 else {
+            throw error(.invalidQuery, "pageIndex \(pageIndex) is negative: it must be at least 0", soup: spec.soupName, query: spec.smartSql)
+        }
+        let (offset, overflow) = spec.pageSize.multipliedReportingOverflow(by: pageIndex)
+        guard !overflow, offset <= Int(Int64.max) else {
+            throw error(.invalidQuery, "pageIndex \(pageIndex) is out of range: with pageSize \(spec.pageSize) it must be at most \(Int(Int64.max) / spec.pageSize)"
+                        + " (pageSize × pageIndex at most \(Int64.max))", soup: spec.soupName, query: spec.smartSql)
+        }
+        return offset
+    }
+
     /// The page `pageIndex` of `spec`'s results.
     func select(_ spec: QuerySpec, pageIndex: Int, whereArgs: [JSONValue], translations: inout TranslationCache) throws(StoreError) -> CompiledQuery {
-        guard pageIndex >= 0 else { throw error(.invalidQuery, "page index \(pageIndex) is negative", soup: spec.soupName, query: spec.smartSql) }
-        let limit = " LIMIT \(spec.pageSize) OFFSET \(spec.pageSize * pageIndex)"
+        let limit = " LIMIT \(spec.pageSize) OFFSET \(try offset(spec, pageIndex: pageIndex))"
         if spec.queryType == .smart {
             let (sql, smartSql) = try smart(spec, whereArgs: whereArgs, translations: &translations)
             return CompiledQuery(sql: "SELECT * FROM (\(sql))" + limit, binds: whereArgs.map(EntryPath.sqlValue), returnsEntries: false,
@@ -66,7 +83,7 @@ struct QueryCompiler {
         let columns = try spec.selectPaths.map { paths throws(StoreError) in
             guard !paths.isEmpty else { throw error(.invalidQuery, "selectPaths is empty", soup: parts.soup.name) }
             return try paths.map { path throws(StoreError) in try field(path, in: parts.soup) }.joined(separator: ", ")
-        } ?? "\(parts.soup.tableName).\(SoupColumns.soup)"
+        } ?? "\(parts.soup.tableName).\(SoupColumns.soup), \(parts.soup.tableName).\(SoupColumns.id)"
         return CompiledQuery(sql: "SELECT \(columns) FROM \(parts.soup.tableName)\(parts.filter)\(parts.order)" + limit, binds: parts.binds,
                              returnsEntries: spec.selectPaths == nil, soup: parts.soup.name)
     }
@@ -98,7 +115,7 @@ struct QueryCompiler {
         guard let smartSql = spec.smartSql, !smartSql.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
             throw error(.invalidQuery, "a smart query needs its Smart SQL")
         }
-        guard spec.pageSize > 0 else { throw error(.invalidQuery, "page size \(spec.pageSize) is not positive", query: smartSql) }
+        guard spec.pageSize > 0 else { throw error(.invalidQuery, "pageSize \(spec.pageSize) is out of range: it must be at least 1", query: smartSql) }
         var sql = try translations.sql(for: smartSql, catalog: catalog, file: file)
         // The query is wrapped (`SELECT * FROM (…) LIMIT …`): a trailing `;` would end it early.
         while let last = sql.unicodeScalars.last, last == ";" || last.properties.isWhitespace { sql.unicodeScalars.removeLast() }
@@ -110,7 +127,7 @@ struct QueryCompiler {
         guard let name = spec.soupName else { throw error(.invalidQuery, "a \(spec.queryType.rawValue) query needs a soup") }
         guard let soup = catalog.soups[name] else { throw error(.unknownSoup, "unknown soup", soup: name) }
         guard whereArgs.isEmpty else { throw error(.invalidQuery, "whereArgs apply to smart queries only", soup: name) }
-        guard spec.pageSize > 0 else { throw error(.invalidQuery, "page size \(spec.pageSize) is not positive", soup: name) }
+        guard spec.pageSize > 0 else { throw error(.invalidQuery, "pageSize \(spec.pageSize) is out of range: it must be at least 1", soup: name) }
         var filter = ""
         var binds: [SQLValue] = []
         switch spec.queryType {
@@ -196,19 +213,23 @@ struct QueryCompiler {
     }
 }
 
-/// Runs compiled queries on a connection and turns rows into values.
+/// Runs compiled queries on a connection and turns rows into values. Each query runs within the
+/// connection's step budget (``SQLiteConnection/queryStepBudget``).
 enum QueryRunner {
-    /// The rows of `query`: entries (`.object`) or arrays of values.
+    /// The rows of `query`: entries (`.object`; the SQL selects each entry's JSON and then its
+    /// id) or arrays of values.
     static func rows(_ query: CompiledQuery, on connection: SQLiteConnection) throws(StoreError) -> [JSONValue] {
         let statement = try prepare(query, on: connection)
-        defer { statement.reset() }
+        defer { finish(statement, on: connection) }
         do {
             try statement.bind(query.binds)
             var rows: [JSONValue] = []
             if query.returnsEntries {
                 while try statement.step() {
                     guard let bytes = statement.bytes(0), let entry = StoreJSON.decode(bytes), case .object = entry else {
-                        throw StoreError(code: .corruptDatabase, reason: "an entry's stored JSON cannot be read", file: connection.path, soup: query.soup)
+                        let id = Int(statement.int64(1))
+                        throw StoreError(code: .unreadableEntry, reason: "its stored JSON cannot be read (a damaged row); remove it (remove([\(id)], fromSoup:)) "
+                                         + "or replace it (an upsert with _soupEntryId \(id))", file: connection.path, soup: query.soup, entryID: id)
                     }
                     rows.append(entry)
                 }
@@ -236,7 +257,7 @@ enum QueryRunner {
     /// The first column of the first row as an integer (a count).
     static func integer(_ query: CompiledQuery, on connection: SQLiteConnection) throws(StoreError) -> Int {
         let statement = try prepare(query, on: connection)
-        defer { statement.reset() }
+        defer { finish(statement, on: connection) }
         do throws(SQLiteFailure) {
             try statement.bind(query.binds)
             return try statement.step() ? Int(statement.int64(0)) : 0
@@ -248,7 +269,7 @@ enum QueryRunner {
     /// Every value of the first column, as integers (ids).
     static func integers(_ query: CompiledQuery, on connection: SQLiteConnection) throws(StoreError) -> [Int64] {
         let statement = try prepare(query, on: connection)
-        defer { statement.reset() }
+        defer { finish(statement, on: connection) }
         do throws(SQLiteFailure) {
             try statement.bind(query.binds)
             var values: [Int64] = []
@@ -272,7 +293,14 @@ enum QueryRunner {
                                  file: connection.path, query: smartSql)
             }
         }
+        connection.interrupter.limitSteps(to: connection.queryStepBudget)
         return statement
+    }
+
+    /// Resets a statement after its query and lifts the step budget.
+    private static func finish(_ statement: SQLiteStatement, on connection: SQLiteConnection) {
+        statement.reset()
+        connection.interrupter.removeLimit()
     }
 
     /// A SQLite failure as a store error: in Smart SQL, SQLite's refusal is `smartSqlError`
@@ -280,6 +308,11 @@ enum QueryRunner {
     private static func wrap(_ failure: SQLiteFailure, _ query: CompiledQuery, _ connection: SQLiteConnection) -> StoreError {
         var error = StoreError(failure, file: connection.path, soup: query.soup, query: query.smartSql)
         if query.smartSql != nil, error.code == .sqliteError { error.code = .smartSqlError }
+        if error.code == .cancelled, connection.interrupter.budgetExceeded {
+            error.code = .queryBudgetExceeded
+            error.reason = "the query ran more than its budget of \(connection.queryStepBudget) SQLite steps and was stopped "
+                + "(SmartStore.Configuration.queryStepBudget, given to SmartStore(fileURL:configuration:)): make it end sooner, or raise the budget"
+        }
         return error
     }
 

@@ -22,6 +22,8 @@ struct SQLiteFailure: Error, Sendable {
     var code: Int32
     /// `sqlite3_errmsg`'s text.
     var message: String
+    /// The OS error (`errno`) behind an I/O failure (`sqlite3_system_errno`), 0 when none.
+    var systemErrno: Int32 = 0
     /// The primary result code (the low byte of the extended one).
     var primary: Int32 { code & 0xFF }
 }
@@ -38,6 +40,9 @@ final class SQLiteConnection {
     let interrupter: SQLiteInterrupter
     /// The database file's path.
     let path: String
+    /// The virtual-machine steps each query may run (``SmartStore/Configuration/queryStepBudget``),
+    /// enforced by the query runner through the interrupter.
+    var queryStepBudget = Int.max
 
     /// Opens the database at `path` (which must exist unless `create`), read-write or read-only,
     /// in SQLite's multi-thread mode (`NOMUTEX`: the owner serializes every use).
@@ -53,6 +58,9 @@ final class SQLiteConnection {
             sqlite3_close_v2(db)
             throw failure
         }
+        // First, before any statement (the open-time pragmas included) can meet another
+        // connection's lock: wait for it rather than fail with SQLITE_BUSY at once.
+        sqlite3_busy_timeout(db, Self.busyTimeoutMilliseconds)
         handle = db
         interrupter = SQLiteInterrupter()
         sqlite3_extended_result_codes(db, 1)
@@ -60,13 +68,17 @@ final class SQLiteConnection {
         // as long as the handle is open, and SQLite calls the handler only inside `sqlite3_step`
         // on this handle, so the pointer is valid whenever it is read. The closure captures
         // nothing (a C function pointer).
-        sqlite3_progress_handler(db, 1_000, { context in
+        sqlite3_progress_handler(db, Int32(SQLiteInterrupter.stepsPerCall), { context in
             guard let context else { return 0 }
-            return Unmanaged<SQLiteInterrupter>.fromOpaque(context).takeUnretainedValue().isRequested ? 1 : 0
+            return Unmanaged<SQLiteInterrupter>.fromOpaque(context).takeUnretainedValue().shouldStop() ? 1 : 0
         }, Unmanaged.passUnretained(interrupter).toOpaque())
     }
 
     deinit { close() }
+
+    /// How long a statement waits for another connection's lock (another store instance, another
+    /// process) before failing with `SQLITE_BUSY`.
+    static let busyTimeoutMilliseconds: Int32 = 5_000
 
     /// Whether the connection is still open.
     var isOpen: Bool { handle != nil }
@@ -91,7 +103,8 @@ final class SQLiteConnection {
     /// The failure SQLite reports for the last call on this connection.
     fileprivate func failure(_ status: Int32) -> SQLiteFailure {
         guard let handle else { return SQLiteFailure(code: status, message: "the store is closed") }
-        return SQLiteFailure(code: sqlite3_extended_errcode(handle), message: String(cString: sqlite3_errmsg(handle)))
+        return SQLiteFailure(code: sqlite3_extended_errcode(handle), message: String(cString: sqlite3_errmsg(handle)),
+                             systemErrno: sqlite3_system_errno(handle))
     }
 
     /// Runs SQL that returns no rows (several statements allowed), uncached.
@@ -149,14 +162,48 @@ final class SQLiteConnection {
 /// handler reads every 1,000 virtual-machine steps, failing the running statement with
 /// `SQLITE_INTERRUPT` once it is set. Unlike `sqlite3_interrupt`, a request made just before a
 /// statement starts is not lost; it holds until ``reset()``.
+///
+/// It also keeps a step budget (``limitSteps(to:)``): once a statement has run more steps than
+/// the budget, the handler stops it the same way and ``budgetExceeded`` tells the two apart.
 final class SQLiteInterrupter: Sendable {
+    /// The virtual-machine steps between two calls of the progress handler.
+    static let stepsPerCall = 1_000
     private let requested = Atomic<Bool>(false)
+    /// Progress-handler calls left before the budget is spent (`Int.max`: no budget).
+    private let callsLeft = Atomic<Int>(.max)
+    private let exceeded = Atomic<Bool>(false)
 
     /// Asks the connection to stop its running (or next) statement.
     func interrupt() { requested.store(true, ordering: .relaxed) }
     /// Withdraws the request, before new work.
     func reset() { requested.store(false, ordering: .relaxed) }
-    fileprivate var isRequested: Bool { requested.load(ordering: .relaxed) }
+
+    /// Gives the statements run from now on `steps` virtual-machine steps in all (rounded up to
+    /// the handler's 1,000), until ``removeLimit()``.
+    func limitSteps(to steps: Int) {
+        exceeded.store(false, ordering: .relaxed)
+        callsLeft.store(steps / Self.stepsPerCall + (steps % Self.stepsPerCall == 0 ? 0 : 1), ordering: .relaxed)
+    }
+
+    /// Lifts the step budget.
+    func removeLimit() { callsLeft.store(.max, ordering: .relaxed) }
+
+    /// Whether the last statement was stopped because it spent its budget.
+    var budgetExceeded: Bool { exceeded.load(ordering: .relaxed) }
+
+    /// The progress handler's answer: stop when interrupted or when the budget is spent. Called
+    /// only on the connection's thread, so the budget's read-then-write needs no exchange.
+    fileprivate func shouldStop() -> Bool {
+        if requested.load(ordering: .relaxed) { return true }
+        let left = callsLeft.load(ordering: .relaxed)
+        guard left != .max else { return false }
+        guard left > 0 else {
+            exceeded.store(true, ordering: .relaxed)
+            return true
+        }
+        callsLeft.store(left - 1, ordering: .relaxed)
+        return false
+    }
 }
 
 /// A prepared statement (`sqlite3_stmt*`), finalized by its connection (on close, or when the

@@ -80,18 +80,25 @@ public final class SmartStore: Sendable {
     private let catalog: CatalogBox
     private let reader: StoreReader
 
+    /// The limits the store was opened with.
+    public let configuration: Configuration
+
     /// Opens (creating if needed) the store whose database is `fileURL`. Its directory must exist;
     /// a new file is created with mode 0600 (an existing one is set to 0600).
+    /// - Parameters:
+    ///   - fileURL: The database file.
+    ///   - configuration: The store's limits (``Configuration/queryStepBudget``).
     /// - Throws: ``StoreError``: `cannotOpen` (no directory, no permission), `corruptDatabase`
     ///   (not a SQLite database, damaged), `foreignDatabase` (another program's database).
-    public init(fileURL: URL) throws(StoreError) {
+    public init(fileURL: URL, configuration: Configuration = Configuration()) throws(StoreError) {
         self.fileURL = fileURL
+        self.configuration = configuration
         let path = fileURL.path
         try createPrivateFile(path)
         let catalog = CatalogBox()
         self.catalog = catalog
-        writer = Mutex(try StoreEngine(path: path, published: catalog))
-        reader = StoreReader(path: path, catalog: catalog)
+        writer = Mutex(try StoreEngine(path: path, published: catalog, queryStepBudget: configuration.queryStepBudget))
+        reader = StoreReader(path: path, catalog: catalog, queryStepBudget: configuration.queryStepBudget)
     }
 
     deinit { close() }
@@ -111,7 +118,7 @@ public final class SmartStore: Sendable {
     public var isClosed: Bool { closed.load(ordering: .acquiring) }
 
     /// Runs `body` with the writer engine, under the writer mutex.
-    private func withEngine<Result: Sendable>(_ body: (StoreEngine) throws(StoreError) -> Result) throws(StoreError) -> Result {
+    func withEngine<Result: Sendable>(_ body: (StoreEngine) throws(StoreError) -> Result) throws(StoreError) -> Result {
         guard transactionThread.load(ordering: .acquiring) != Self.currentThread else {
             throw StoreError(code: .nestedTransaction, reason: "the store's methods were called inside its inTransaction closure; use the transaction's",
                              file: fileURL.path)

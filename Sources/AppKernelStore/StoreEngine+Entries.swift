@@ -17,6 +17,15 @@ extension StoreEngine {
     /// and `_soupLastModifiedDate`.
     func upsert(_ entries: [[String: JSONValue]], into name: String, match: Match) throws(StoreError) -> StoredEntries {
         let info = try soup(name)
+        // Before anything is written (and before any recursive walk of an entry): an entry
+        // deeper than the reader reads back would poison every query of the soup.
+        let limit = JSONValue.maximumNestingDepth
+        for (offset, entry) in entries.enumerated() {
+            guard StoreJSON.depth(of: .object(entry), limit: limit) <= limit else {
+                throw StoreError(code: .invalidEntry, reason: "entry \(offset) nests objects and arrays more than \(limit) levels deep"
+                                 + " (the entry itself is one level); the limit is \(limit), the JSON reader's, and cannot be changed", file: file, soup: name)
+            }
+        }
         var lookup: (SoupIndex, String)?
         if case .externalID(let path) = match {
             guard EntryPath.isValid(path) else { throw StoreError(code: .invalidPath, reason: "not a valid external id path", file: file, soup: name, path: path) }
@@ -128,7 +137,7 @@ extension StoreEngine {
     }
 
     /// The next id of a soup's table: one past `sqlite_sequence`'s (AUTOINCREMENT: ids are never
-    /// reused), counted in memory while the engine writes.
+    /// reused), counted in memory for the rest of the transaction.
     private func nextID(_ info: SoupInfo) throws(StoreError) -> Int64 {
         if let next = nextIDs[info.tableName] { return next }
         let last = try wrapped(soup: info.name) { () throws(SQLiteFailure) -> Int64 in
@@ -146,7 +155,7 @@ extension StoreEngine {
     /// The entries with `ids` (those that exist), by id.
     func retrieve(_ ids: [Int64], from name: String) throws(StoreError) -> [[String: JSONValue]] {
         let info = try soup(name)
-        let query = CompiledQuery(sql: "SELECT soup FROM \(info.tableName) WHERE id IN (SELECT value FROM json_each(?)) ORDER BY id",
+        let query = CompiledQuery(sql: "SELECT soup, id FROM \(info.tableName) WHERE id IN (SELECT value FROM json_each(?)) ORDER BY id",
                                   binds: [Self.idList(ids)], returnsEntries: true, soup: name)
         return try QueryRunner.rows(query, on: connection).compactMap(\.objectValue)
     }

@@ -12,7 +12,7 @@ final class StoreEngine {
     var catalog: StoreCatalog
     /// Where committed catalogs are published for the readers.
     private let published: CatalogBox
-    /// The next `_soupEntryId` of each soup table, once read from `sqlite_sequence`.
+    /// The next `_soupEntryId` of each soup table, read from `sqlite_sequence` once a transaction.
     var nextIDs: [String: Int64] = [:]
     var translations = TranslationCache()
     private var savepoints = 0
@@ -33,14 +33,16 @@ final class StoreEngine {
 
     /// Opens the database at `path` (the file exists) and checks that it is a SmartStore — or an
     /// empty database, which becomes one. Nothing is written to a file that is neither.
-    init(path: String, published: CatalogBox) throws(StoreError) {
+    init(path: String, published: CatalogBox, queryStepBudget: Int = SmartStore.Configuration.defaultQueryStepBudget) throws(StoreError) {
         do { connection = try SQLiteConnection(path: path, readOnly: false) } catch { throw StoreError(error, file: path) }
+        connection.queryStepBudget = queryStepBudget
         self.published = published
         catalog = StoreCatalog()
         do throws(StoreError) {
             try checkOwnership()
             try pragma("journal_mode = WAL", expect: "wal")
-            try run("PRAGMA synchronous = FULL; PRAGMA busy_timeout = 5000;")
+            // The busy timeout was set by the connection as it opened, before any of these.
+            try run("PRAGMA synchronous = FULL;")
             try atomic { () throws(StoreError) in try run(Self.metadataSQL) }
             catalog = StoreCatalog(soups: try loadSoups(), generation: 1)
             published.publish(catalog)
@@ -112,6 +114,9 @@ final class StoreEngine {
         let outer = !connection.inTransaction
         let name = "s\(savepoints)"
         try run(outer ? "BEGIN IMMEDIATE" : "SAVEPOINT \(name)")
+        // Another instance (a second store on this file, another process) may have written since
+        // the last transaction: ids are counted afresh from `sqlite_sequence` under the lock.
+        if outer { nextIDs.removeAll() }
         savepoints += 1
         defer { savepoints -= 1 }
         let before = catalog

@@ -1,3 +1,11 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// Why a store operation failed, and where: the database file, the soup, the path, the query.
 /// Whatever failed left the store as it was: every operation is a transaction (or a savepoint
 /// inside ``SmartStore/inTransaction(_:)``), rolled back on error.
@@ -37,8 +45,13 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
         /// without a `full_text` index, an external-id upsert on an un-indexed path.
         case unindexedPath
         /// An entry that cannot be stored: not a JSON object, a non-finite number, a
-        /// `_soupEntryId` that is not an integer.
+        /// `_soupEntryId` that is not an integer, objects and arrays nested deeper than 512 levels.
         case invalidEntry
+        /// A stored entry whose JSON cannot be read back (a damaged row): ``StoreError/entryID``
+        /// names it. The query that met it fails whole rather than return a page without it;
+        /// the others stay readable by id or by queries that do not reach it, and removing or
+        /// re-upserting the entry by its id heals the soup.
+        case unreadableEntry
         /// An upsert by `_soupEntryId` naming an entry the soup does not have.
         case unknownEntry
         /// An upsert by external id whose value several entries share.
@@ -56,6 +69,12 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
         case nestedTransaction
         /// The async query's task was cancelled: the query was interrupted.
         case cancelled
+        /// A query ran more SQLite steps than ``SmartStore/Configuration/queryStepBudget``
+        /// allows (an endless `WITH RECURSIVE`, a runaway join): it was stopped.
+        case queryBudgetExceeded
+        /// The disk (or the database's `max_page_count`) is full (`SQLITE_FULL`, `ENOSPC`):
+        /// nothing was written.
+        case diskFull
         /// Any other SQLite failure (a full disk, an I/O error), with its result code.
         case sqliteError
     }
@@ -74,10 +93,12 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
     public var query: String?
     /// SQLite's extended result code, when SQLite reported the failure.
     public var sqliteCode: Int32?
+    /// The `_soupEntryId` of the entry at fault, when one is (``Code/unreadableEntry``).
+    public var entryID: Int?
 
     /// Creates an error.
     public init(code: Code, reason: String, file: String? = nil, soup: String? = nil, path: String? = nil, query: String? = nil,
-                sqliteCode: Int32? = nil) {
+                sqliteCode: Int32? = nil, entryID: Int? = nil) {
         self.code = code
         self.reason = reason
         self.file = file
@@ -85,13 +106,15 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
         self.path = path
         self.query = query
         self.sqliteCode = sqliteCode
+        self.entryID = entryID
     }
 
-    /// `file: soup 'x': path 'y': reason [query: …]`, with what is unknown left out.
+    /// `file: soup 'x': entry n: path 'y': reason [query: …]`, with what is unknown left out.
     public var description: String {
         var parts: [String] = []
         if let file { parts.append(file) }
         if let soup { parts.append("soup '\(soup)'") }
+        if let entryID { parts.append("entry \(entryID)") }
         if let path { parts.append("path '\(path)'") }
         parts.append(reason)
         return parts.joined(separator: ": ") + (query.map { " [query: \($0)]" } ?? "") + (sqliteCode.map { " (SQLite \($0))" } ?? "")
@@ -100,15 +123,21 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
 
 extension StoreError {
     /// Maps a SQLite failure: damaged or foreign files to ``Code/corruptDatabase``, an interrupt to
-    /// ``Code/cancelled``, the rest to ``Code/sqliteError``.
+    /// ``Code/cancelled``, a full disk (`SQLITE_FULL`, or an I/O error whose `errno` is `ENOSPC`)
+    /// to ``Code/diskFull`` with what to do, the rest to ``Code/sqliteError``.
     init(_ failure: SQLiteFailure, file: String?, soup: String? = nil, query: String? = nil) {
         let code: Code = switch failure.primary {
         case 26 /* SQLITE_NOTADB */, 11 /* SQLITE_CORRUPT */: .corruptDatabase
         case 9 /* SQLITE_INTERRUPT */: .cancelled
         case 14 /* SQLITE_CANTOPEN */: .cannotOpen
         case 21 /* SQLITE_MISUSE */ where failure.message == "the store is closed": .storeClosed
+        case 13 /* SQLITE_FULL */: .diskFull
+        case 10 /* SQLITE_IOERR */ where failure.systemErrno == ENOSPC: .diskFull
         default: .sqliteError
         }
-        self.init(code: code, reason: failure.message, file: file, soup: soup, query: query, sqliteCode: failure.code)
+        let reason = code == .diskFull
+            ? "disk full (\(failure.message)): nothing was written; free space on the disk that holds the store (or remove entries), then retry"
+            : failure.message
+        self.init(code: code, reason: reason, file: file, soup: soup, query: query, sqliteCode: failure.code)
     }
 }

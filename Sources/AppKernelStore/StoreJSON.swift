@@ -111,6 +111,33 @@ enum StoreJSON {
         return false
     }
 
+    /// How many levels of objects and arrays `value` nests (`1` for `[1]`, `0` for a scalar),
+    /// counted up to `limit + 1` (meaning "deeper than `limit`"): the walk never goes deeper, so
+    /// its recursion stays bounded whatever the value.
+    static func depth(of value: JSONValue, limit: Int) -> Int {
+        switch value {
+        case .array, .object: if limit <= 0 { return 1 }
+        default: return 0
+        }
+        switch value {
+        case .array(let elements):
+            var deepest = 0
+            for element in elements {
+                deepest = max(deepest, depth(of: element, limit: limit - 1))
+                if deepest >= limit { break }
+            }
+            return 1 + deepest
+        case .object(let members):
+            var deepest = 0
+            for member in members.values {
+                deepest = max(deepest, depth(of: member, limit: limit - 1))
+                if deepest >= limit { break }
+            }
+            return 1 + deepest
+        default: return 0
+        }
+    }
+
     /// Reads one JSON value (with nothing but whitespace after it) with Core's reader, whose
     /// numbers follow ``JSONValue``'s number rule; nil when the text is not JSON.
     static func decode(_ bytes: [UInt8]) -> JSONValue? {

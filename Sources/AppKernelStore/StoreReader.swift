@@ -29,14 +29,16 @@ final class StoreReader: Sendable {
 
     private let path: String
     private let catalog: CatalogBox
+    private let queryStepBudget: Int
     private let state = Mutex(State())
     /// The open connection's interrupter, reachable without waiting for the state's lock.
     private let interrupter = Mutex<SQLiteInterrupter?>(nil)
     private let queue = DispatchQueue(label: "AppKernelStore.reader", qos: .userInitiated)
 
-    init(path: String, catalog: CatalogBox) {
+    init(path: String, catalog: CatalogBox, queryStepBudget: Int) {
         self.path = path
         self.catalog = catalog
+        self.queryStepBudget = queryStepBudget
     }
 
     /// Closes the connection; later queries fail with `storeClosed`. A running query is
@@ -74,8 +76,9 @@ final class StoreReader: Sendable {
                 connection = open
             } else {
                 do throws(SQLiteFailure) {
+                    // The connection sets its busy timeout as it opens.
                     connection = try SQLiteConnection(path: path, readOnly: true)
-                    try connection.execute("PRAGMA busy_timeout = 5000")
+                    connection.queryStepBudget = queryStepBudget
                 } catch {
                     return .failure(StoreError(error, file: path))
                 }
