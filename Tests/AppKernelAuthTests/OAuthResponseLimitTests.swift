@@ -1,0 +1,53 @@
+import Foundation
+import Testing
+import AppKernelAuth
+import LoopbackServer
+
+/// Token and identity answers are bounded by `OAuthConfig.maximumResponseBytes` (1 MiB), over real
+/// URLSession against hostile loopback servers.
+@Suite struct OAuthResponseLimitTests {
+    func config(_ server: HostileServer) -> OAuthConfig {
+        OAuthConfig(clientID: "3MVG9-limit", redirectURI: URL(string: "test://callback")!, loginHost: server.url)
+    }
+
+    @Test func aTokenAnswerOverOneMebibyteIsRefused() async throws {
+        let server = try await HostileServer.start(.unannounced(bytes: 4 << 20))
+        defer { server.stop() }
+        let credentials = Credentials(accessToken: "A", refreshToken: "R", instanceURL: server.url,
+                                      identityURL: server.url.appendingPathComponent("id/00D000000000001/005000000000001"),
+                                      userID: "005000000000001", orgID: "00D000000000001")
+        let error = await #expect(throws: OAuthError.self) { _ = try await TokenClient(config: config(server), transport: URLSessionTransport()).refresh(credentials) }
+        guard case .responseTooLarge(let refused)? = error else { Issue.record("\(String(describing: error))"); return }
+        #expect(refused.limit == 1 << 20)
+        #expect(refused.setting == "OAuthConfig.maximumResponseBytes")
+        #expect(refused.url.path == "/services/oauth2/token")
+        #expect("\(refused)".contains("1 MiB"))
+    }
+
+    @Test func anIdentityAnswerThatIsAGzipBombIsRefused() async throws {
+        let server = try await HostileServer.start(.gzipBomb(expandedBytes: 64 << 20))
+        defer { server.stop() }
+        let credentials = Credentials(accessToken: "A", refreshToken: "R", instanceURL: server.url,
+                                      identityURL: server.url.appendingPathComponent("id/00D000000000001/005000000000001"),
+                                      userID: "005000000000001", orgID: "00D000000000001")
+        var settings = config(server)
+        settings.maximumResponseBytes = 64 << 10
+        let error = await #expect(throws: OAuthError.self) {
+            _ = try await LoginSession(config: settings, transport: URLSessionTransport()).identity(for: credentials)
+        }
+        guard case .responseTooLarge(let refused)? = error else { Issue.record("\(String(describing: error))"); return }
+        #expect(refused.limit == 64 << 10)
+        guard case .received(let count) = refused.evidence else { Issue.record("\(refused)"); return }
+        #expect(count > 64 << 10)
+    }
+
+    @Test func anAnnouncedOversizedTokenAnswerIsRefusedBeforeReading() async throws {
+        let server = try await HostileServer.start(.body(bytes: 8 << 20))
+        defer { server.stop() }
+        let error = await #expect(throws: OAuthError.self) {
+            try await TokenClient(config: config(server), transport: URLSessionTransport()).revoke(token: "R")
+        }
+        #expect(error == .responseTooLarge(ResponseTooLarge(method: "POST", url: config(server).revokeURL, limit: 1 << 20,
+                                                            setting: "OAuthConfig.maximumResponseBytes", evidence: .announced(8 << 20))))
+    }
+}
