@@ -33,7 +33,10 @@ struct ProcessHostSignalTests {
         let start = Date()
         child.send(SIGTERM)
         #expect(await child.waitForExit() == 1)
-        #expect(Date().timeIntervalSince(start) < 5)
+        // The message below proves the deadline path ran; the bound only tells a forced exit
+        // from a hang (the default deadline is 5 s, a hang is forever) and holds on a loaded
+        // machine, where starting and reaping a process alone took 9.8 s once.
+        #expect(Date().timeIntervalSince(start) < 30)
         #expect(child.lines.last == "app.willTerminate")
         #expect(child.errors.contains("forced exit after the termination deadline of 0.3 seconds; still running: app.willTerminate"))
     }
