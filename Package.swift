@@ -37,14 +37,14 @@ let package = Package(
         .systemLibrary(name: "CSQLite", path: "Sources/CSQLite", providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]),
         .target(name: "AppKernelStore", dependencies: ["AppKernelCore", "CSQLite"], swiftSettings: strictSettings),
         .target(name: "AppKernelSync", dependencies: ["AppKernelCore", "AppKernelStore", "AppKernelREST"], swiftSettings: strictSettings),
-        .target(name: "AppKernelSDK", dependencies: ["AppKernel", "AppKernelAuth", "AppKernelREST", "AppKernelStore", "AppKernelSync"], swiftSettings: strictSettings),
+        .target(name: "AppKernelSDK", dependencies: ["AppKernel", "AppKernelCore", "AppKernelAuth", "AppKernelREST", "AppKernelStore", "AppKernelSync"], swiftSettings: strictSettings),
         .target(name: "AppKernelSDKTesting", dependencies: ["AppKernel", "AppKernelAuth", "AppKernelSDK", "AppKernelTesting"], swiftSettings: strictSettings),
         .target(name: "AppKernelREST", dependencies: ["AppKernelCore", "AppKernelAuth"], swiftSettings: strictSettings),
         // The in-process Salesforce org: a stand-in server for tests and offline demos, its own
         // product (as swift-nio's NIOEmbedded) so nothing that ships links it.
         .target(name: "AppKernelEmbeddedOrg", dependencies: ["AppKernelCore", "AppKernelAuth", "AppKernelREST"], swiftSettings: strictSettings),
         .target(name: "AppKernelPOSIX", dependencies: ["AppKernel", "AppKernelCore"], swiftSettings: strictSettings),
-        .target(name: "AppKernelModules", dependencies: ["AppKernel"], swiftSettings: strictSettings),
+        .target(name: "AppKernelModules", dependencies: ["AppKernel", "AppKernelCore"], swiftSettings: strictSettings),
         .executableTarget(
             name: "LifecycleTour",
             dependencies: ["AppKernel", "AppKernelTesting"],
