@@ -159,7 +159,8 @@ struct JSONTextReader {
         }
     }
 
-    /// A string starting at the opening quote; a control character in it is not JSON.
+    /// A string starting at the opening quote; a control character or bytes that are not UTF-8
+    /// in it are not JSON (refused, never repaired: RFC 8259 §8.1).
     mutating func string() -> String? {
         index += 1
         let start = index
@@ -168,7 +169,7 @@ struct JSONTextReader {
         guard index < bytes.count, bytes[index] >= 0x20 else { return nil }
         if bytes[index] == UInt8(ascii: "\"") {
             index += 1
-            return String(decoding: bytes[start..<(index - 1)], as: UTF8.self)
+            return String(validating: bytes[start..<(index - 1)], as: UTF8.self)
         }
         var scalars = Array(bytes[start..<index])
         while index < bytes.count {
@@ -176,7 +177,7 @@ struct JSONTextReader {
             switch byte {
             case UInt8(ascii: "\""):
                 index += 1
-                return String(decoding: scalars, as: UTF8.self)
+                return String(validating: scalars, as: UTF8.self)
             case UInt8(ascii: "\\"):
                 index += 1
                 guard index < bytes.count else { return nil }
