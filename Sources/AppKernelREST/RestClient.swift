@@ -28,7 +28,7 @@ public final class RestClient: Sendable {
     public let transport: any HTTPTransport
     /// The most an answer's body may hold, after decompression: a larger one is refused as it
     /// arrives (or before, when its `Content-Length` says so) with
-    /// ``RestClientError/responseTooLarge(_:)``. Enforced by ``URLSessionTransport``.
+    /// ``RestClientError/responseTooLarge(_:)``. Enforced by `URLSessionTransport` (AppKernelAuth).
     public let maximumResponseBytes: Int
     private let tokens: TokenState
 
