@@ -38,7 +38,7 @@ extension Credentials {
         defer { server.stop() }
         let client = RestClient(credentials: .sample(instance: server.url), transport: URLSessionTransport())
         let error = await #expect(throws: RestClientError.self) { try await client.send(request: client.requestForVersions()) }
-        #expect(await server.clientsLeft(within: .seconds(60)), "the transfer ended")
+        #expect(await server.clientsLeft(within: .seconds(10)), "the transfer ended")
         let growth = ProcessMemory.peakGrowthSinceStart
         withKnownIssue(Self.lateCancel, isIntermittent: true) { #expect(growth < 100 << 20) }
         let refused = tooLarge(error)
@@ -57,7 +57,7 @@ extension Credentials {
         defer { server.stop() }
         let client = RestClient(credentials: .sample(instance: server.url), transport: URLSessionTransport())
         let error = await #expect(throws: RestClientError.self) { try await client.send(request: client.requestForVersions()) }
-        #expect(await server.clientsLeft(within: .seconds(60)), "the transfer ended")
+        #expect(await server.clientsLeft(within: .seconds(10)), "the transfer ended")
         let growth = ProcessMemory.peakGrowthSinceStart
         withKnownIssue(Self.lateCancel, isIntermittent: true) { #expect(growth < 100 << 20) }
         guard case .received(let count)? = tooLarge(error)?.evidence else { Issue.record("\(String(describing: error))"); return }
@@ -72,7 +72,7 @@ extension Credentials {
         defer { server.stop() }
         let client = RestClient(credentials: .sample(instance: server.url), transport: URLSessionTransport())
         let error = await #expect(throws: RestClientError.self) { try await client.send(request: client.requestForVersions()) }
-        #expect(await server.clientsLeft(within: .seconds(60)), "the transfer ended")
+        #expect(await server.clientsLeft(within: .seconds(10)), "the transfer ended")
         let growth = ProcessMemory.peakGrowthSinceStart
         withKnownIssue(Self.lateCancel, isIntermittent: true) { #expect(growth < 100 << 20) }
         guard case .received(let count)? = tooLarge(error)?.evidence else { Issue.record("\(String(describing: error))"); return }
@@ -98,7 +98,7 @@ extension Credentials {
         guard let refused = tooLarge(error), case .received(let count) = refused.evidence else { return }
         #expect(refused.limit == 1 << 20 && count > 1 << 20)
         #expect(refused.setting == "RestClient(maximumResponseBytes:)")
-        let left = await server.clientsLeft(within: .seconds(60))
+        let left = await server.clientsLeft(within: .seconds(10))
         withKnownIssue(Self.lateCancel, isIntermittent: true) { #expect(left, "the transfer ended") }
     }
 
@@ -116,7 +116,7 @@ extension Credentials {
         let start = ContinuousClock.now
         let error = await #expect(throws: RestClientError.self) { try await client.send(request: client.requestForVersions()) }
         #expect(ContinuousClock.now - start < .seconds(5))
-        #expect(await server.clientsLeft(within: .seconds(60)), "the transfer ended")
+        #expect(await server.clientsLeft(within: .seconds(10)), "the transfer ended")
         guard case .network(let underlying as OAuthError)? = error, case .timedOut(let what) = underlying else {
             Issue.record("expected a timeout, got \(String(describing: error))"); return
         }
