@@ -72,8 +72,7 @@ public struct LoginSession: Sendable {
     ///   ``OAuthError/httpStatus(_:body:)`` for another refusal, or a malformed answer.
     public func identity(for credentials: Credentials) async throws(OAuthError) -> UserIdentity {
         let response = try await send(HTTPRequest(url: credentials.identityURL,
-                                                  headers: ["Authorization": "Bearer \(credentials.accessToken)", "Accept": "application/json"],
-                                                  responseLimit: config.responseLimit))
+                                                  headers: ["Authorization": "Bearer \(credentials.accessToken)", "Accept": "application/json"]))
         guard response.status == 200 else {
             if let error = OAuthError.carried(by: response) { throw error }
             throw .httpStatus(response.status, body: response.text)

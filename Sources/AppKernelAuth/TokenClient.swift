@@ -76,8 +76,6 @@ public struct TokenClient: Sendable {
     }
 
     func send(_ request: HTTPRequest, expectJSON: Bool) async throws(OAuthError) -> HTTPResponse {
-        var request = request
-        if request.responseLimit == nil { request.responseLimit = config.responseLimit }
         let response = try await Self.send(request, over: transport)
         guard (200..<300).contains(response.status) else {
             if let error = OAuthError.carried(by: response) { throw error }
@@ -87,8 +85,7 @@ public struct TokenClient: Sendable {
     }
 
     /// Sends `request`, mapping a failure to ``OAuthError``: ``OAuthError/cancelled`` for a
-    /// cancelled task, the transport's own ``OAuthError`` (a deadline),
-    /// ``OAuthError/responseTooLarge(_:)`` for a body over the request's limit, else
+    /// cancelled task, the transport's own ``OAuthError`` (a deadline), else
     /// ``OAuthError/transport(_:)`` naming the request.
     static func send(_ request: HTTPRequest, over transport: any HTTPTransport) async throws(OAuthError) -> HTTPResponse {
         do {
@@ -96,8 +93,6 @@ public struct TokenClient: Sendable {
             return try await transport.send(request)
         } catch let error as OAuthError {
             throw error
-        } catch let error as ResponseTooLarge {
-            throw .responseTooLarge(error)
         } catch is CancellationError {
             throw .cancelled
         } catch {

@@ -19,30 +19,20 @@ public final class RestClient: Sendable {
     /// The API version used when a builder is given `nil`.
     public static let defaultAPIVersion = "v62.0"
 
-    /// The default of ``maximumResponseBytes``: 64 MiB.
-    public static let defaultMaximumResponseBytes = 64 << 20
-
     /// The API version this client's builders use by default.
     public let apiVersion: String
     /// How requests are sent.
     public let transport: any HTTPTransport
-    /// The most an answer's body may hold, after decompression: a larger one is refused as it
-    /// arrives (or before, when its `Content-Length` says so) with
-    /// ``RestClientError/responseTooLarge(_:)``. Enforced by `URLSessionTransport` (AppKernelAuth).
-    public let maximumResponseBytes: Int
     private let tokens: TokenState
 
     /// Creates a client whose builders default to ``defaultAPIVersion``.
     /// - Parameters:
     ///   - credentials: The user's tokens and instance.
     ///   - transport: How requests are sent.
-    ///   - maximumResponseBytes: The most an answer's body may hold (64 MiB unless given).
     ///   - refresher: Gets fresh credentials after a 401; `nil` makes a 401 final.
-    public init(credentials: Credentials, transport: any HTTPTransport, maximumResponseBytes: Int = RestClient.defaultMaximumResponseBytes,
-                refresher: (@Sendable (Credentials) async throws -> Credentials)? = nil) {
+    public init(credentials: Credentials, transport: any HTTPTransport, refresher: (@Sendable (Credentials) async throws -> Credentials)? = nil) {
         self.apiVersion = Self.defaultAPIVersion
         self.transport = transport
-        self.maximumResponseBytes = maximumResponseBytes
         self.tokens = TokenState(credentials: credentials, refresher: refresher)
     }
 
@@ -51,16 +41,13 @@ public final class RestClient: Sendable {
     ///   - credentials: The user's tokens and instance.
     ///   - transport: How requests are sent.
     ///   - apiVersion: The default API version, written as in paths: `v62.0`.
-    ///   - maximumResponseBytes: The most an answer's body may hold (64 MiB unless given).
     ///   - refresher: Gets fresh credentials after a 401; `nil` makes a 401 final.
     /// - Throws: ``RestClientError/invalidAPIVersion(_:reason:)`` naming a malformed version
     ///   (`60.0`, `v60`, `vabc`): a real org would answer every call with 404.
     public init(credentials: Credentials, transport: any HTTPTransport, apiVersion: String,
-                maximumResponseBytes: Int = RestClient.defaultMaximumResponseBytes,
                 refresher: (@Sendable (Credentials) async throws -> Credentials)? = nil) throws(RestClientError) {
         self.apiVersion = try APIVersion(apiVersion).description
         self.transport = transport
-        self.maximumResponseBytes = maximumResponseBytes
         self.tokens = TokenState(credentials: credentials, refresher: refresher)
     }
 
@@ -115,9 +102,8 @@ public final class RestClient: Sendable {
     /// Sends a request.
     /// - Throws: ``RestClientError``: `apiFailed` with the status and the server's body (its
     ///   error array decoded, whatever else summarised) for a non-2xx answer; `network` when no
-    ///   answer came; `cancelled`; `responseTooLarge` for a body over ``maximumResponseBytes``;
-    ///   `invalidAPIVersion`, before anything is sent, for a request a builder made with a
-    ///   malformed version.
+    ///   answer came; `cancelled`; `invalidAPIVersion`, before anything is sent, for a request a
+    ///   builder made with a malformed version.
     public func send(request: RestRequest) async throws(RestClientError) -> RestResponse {
         if let version = request.malformedAPIVersion { _ = try APIVersion(version) }
         let first = await tokens.credentials
@@ -141,12 +127,8 @@ public final class RestClient: Sendable {
 
     private func transmit(_ request: RestRequest, with credentials: Credentials) async throws(RestClientError) -> HTTPResponse {
         if Task.isCancelled { throw .cancelled }
-        var http = request.httpRequest(instanceURL: credentials.instanceURL, accessToken: credentials.accessToken)
-        http.responseLimit = .init(bytes: maximumResponseBytes, setting: "RestClient(maximumResponseBytes:)")
         do {
-            return try await transport.send(http)
-        } catch let error as ResponseTooLarge {
-            throw .responseTooLarge(error)
+            return try await transport.send(request.httpRequest(instanceURL: credentials.instanceURL, accessToken: credentials.accessToken))
         } catch is CancellationError {
             throw .cancelled
         } catch {
