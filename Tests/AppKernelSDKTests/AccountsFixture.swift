@@ -107,6 +107,7 @@ final class AccountsFixture {
             let fixture = try make(dataHome: dataHome, transport: org, boot: bootConfig(for: org), loginMethod: .userAgent { _ in
                 throw LoginRefused()
             })
+            Self.parked.append(fixture)
             let launch = Task { @MainActor [fixture] in
                 do throws(LaunchError) { try await fixture.manager.launch() } catch {
                     fixture.launchError = error
@@ -118,6 +119,7 @@ final class AccountsFixture {
             return fixture
         }
         let fixture = try make(dataHome: dataHome, transport: org, boot: bootConfig(for: org), loginMethod: .autoApprove())
+        Self.parked.append(fixture)
         try await fixture.manager.launch()
         try fixture.manager.passcode.setPasscode(passcode)
         try fixture.host.moveToBackground()
@@ -145,6 +147,12 @@ final class AccountsFixture {
         observation = nil
         asking = nil
     }
+
+    /// Every instance the passcode tests launch, kept until the test process ends: a killed one,
+    /// or one a test leaves at the prompt, has a task suspended forever (as a killed process's
+    /// would be); parked here, what it holds stays reachable instead of reading as leaked memory
+    /// to LeakSanitizer.
+    private static var parked: [AccountsFixture] = []
 
     /// Quits the app (its store files stay; the shared store is closed as a process exit would).
     /// A passcode prompt left open is given up first (the user quits at the prompt).
