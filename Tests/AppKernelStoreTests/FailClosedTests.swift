@@ -137,7 +137,10 @@ import Testing
         defer { directory.remove() }
         let store = try SmartStore(fileURL: directory.file("store.sqlite"), configuration: SmartStore.Configuration(queryStepBudget: Int.max))
         let long = Task { try await store.queryConcurrently(.smart(Self.endless)) }
-        try await Task.sleep(for: .milliseconds(50))
+        // The writer works meanwhile, as in ConcurrencyTests' twin — no sleep on the real clock;
+        // cancelled before or while it runs, the query ends `cancelled`.
+        try store.registerSoup(Fixture.accounts)
+        try store.upsert(Fixture.accountEntries(), intoSoup: "accounts")
         long.cancel()
         do {
             _ = try await long.value
