@@ -123,9 +123,14 @@ extension SDKManager {
 
     func observeAccounts() {
         accountObservation = accountManager?.observe { [weak self] event in self?.handle(event) }
+        reevaluateMobilePolicy(keepingStored: true)
     }
 
     private func handle(_ event: AccountEvent) {
+        switch event {
+        case .didLogin, .didLogout: reevaluateMobilePolicy(keepingStored: false)
+        default: break
+        }
         switch event {
         case .willLogout(let identity, _):
             stores.wipe(.user(identity))
@@ -192,7 +197,7 @@ extension SDKManager {
             guard let entered = await provider.passcode(attempt: passcode.failedAttempts + 1, remaining: passcode.remainingAttempts) else {
                 throw PasscodeUnavailable(reason: "the user did not enter the passcode")
             }
-            if passcode.verify(entered) { return true }
+            if try await passcodeUnlocks(with: entered, by: provider) { return true }
         }
     }
 
@@ -228,11 +233,12 @@ extension SDKManager {
         if let current { await accountManager.logout(current, reason: reason) }
     }
 
-    /// Locks the app when it returns after more than ``PasscodeManager/lockTimeout`` in the
-    /// background, and asks for the passcode.
+    /// Locks the app when it returns after more than ``PasscodeManager/enforcedLockTimeout`` in
+    /// the background (the app's own timeout, or the mobile policy's when shorter), and asks for
+    /// the passcode.
     func returnedToForeground(at time: Duration) {
         defer { backgroundedAt = nil }
-        guard passcode.isSet, let since = backgroundedAt, time - since > passcode.lockTimeout else { return }
+        guard passcode.isSet, let since = backgroundedAt, time - since > passcode.enforcedLockTimeout else { return }
         passcode.lock()
         unlock = Task { [weak self] in
             guard let self else { return }
