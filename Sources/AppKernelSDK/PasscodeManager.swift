@@ -88,13 +88,14 @@ extension PasscodeProvider {
 
 /// What an answer to the passcode prompt did (``PasscodeManager/unlock(with:)``).
 public enum PasscodeCheck: Sendable, Hashable {
-    /// Right (or no passcode is set): the app is unlocked.
+    /// Right (or no passcode is set and none is required): the app is unlocked.
     case unlocked
     /// Not unlocked: the answer was wrong (counted), or the stored passcode cannot be trusted or
     /// its count cannot be stored (fail closed).
     case wrong
-    /// Right, but shorter than the mobile policy's minimum: the failure count is cleared, the app
-    /// stays locked until a passcode of at least `minimumLength` characters is set
+    /// Right, but shorter than the mobile policy's minimum — or no passcode is set while the
+    /// policy requires one: the failure count is cleared, the app stays locked until a passcode
+    /// of at least `minimumLength` characters is set
     /// (``PasscodeManager/setPasscode(_:)`` or ``PasscodeManager/changePasscode(from:to:)``).
     case changeRequired(minimumLength: Int)
 }
@@ -203,6 +204,12 @@ public final class PasscodeManager {
         do { return try record() != nil } catch { return true }
     }
 
+    /// Whether the org's mobile policy demands a lock (a `screen_lock` is in force): a passcode
+    /// must then be set — while none is, the app is locked (``lock()``) and an answer to the
+    /// prompt is ``PasscodeCheck/changeRequired(minimumLength:)``, and the passcode cannot be
+    /// removed.
+    public var isRequiredByPolicy: Bool { mobilePolicy?.lockTimeout != nil }
+
     /// Wrong answers since the last right one, as stored (across launches); a record that cannot
     /// be trusted counts as ``maximumAttempts``.
     public var failedAttempts: Int {
@@ -238,7 +245,7 @@ public final class PasscodeManager {
     /// - Throws: ``PasscodeError/requiredByPolicy(_:)`` while the mobile policy sets a lock
     ///   timeout (checked first); ``PasscodeError/wrongPasscode``; ``PasscodeError/notSet``.
     public func removePasscode(current: String) throws(PasscodeError) {
-        if let mobilePolicy, mobilePolicy.lockTimeout != nil { throw .requiredByPolicy(mobilePolicy) }
+        if let mobilePolicy, isRequiredByPolicy { throw .requiredByPolicy(mobilePolicy) }
         guard try check(current) else { throw .wrongPasscode }
         reset()
     }
@@ -251,6 +258,11 @@ public final class PasscodeManager {
         do {
             guard try check(passcode) else { return .wrong }
         } catch .notSet {
+            guard !isRequiredByPolicy else {
+                isChangeRequired = true
+                isLocked = true
+                return .changeRequired(minimumLength: enforcedMinimumLength)
+            }
             isLocked = false
             return .unlocked
         } catch {
@@ -266,17 +278,18 @@ public final class PasscodeManager {
     }
 
     /// Checks a passcode (``unlock(with:)``): `true` when it unlocked the app. Always `true` when
-    /// no passcode is set; `false` when it is wrong, must be changed first (shorter than the
-    /// mobile policy's minimum), or the record cannot be trusted or the count cannot be stored
-    /// (fail closed).
+    /// no passcode is set and none is required; `false` when it is wrong, must be changed or set
+    /// first (the mobile policy's minimum or lock), or the record cannot be trusted or the count
+    /// cannot be stored (fail closed).
     @discardableResult
     public func verify(_ passcode: String) -> Bool { unlock(with: passcode) == .unlocked }
 
     /// Whether the wrong answers have run out.
     public var hasExhaustedAttempts: Bool { failedAttempts >= maximumAttempts }
 
-    /// Locks the app (when a passcode is set).
-    public func lock() { if isSet { isLocked = true } }
+    /// Locks the app — when a passcode is set, or the mobile policy requires one
+    /// (``isRequiredByPolicy``; the app stays locked until it is set).
+    public func lock() { if isSet || isRequiredByPolicy { isLocked = true } }
 
     /// Forgets the passcode and the failures (after too many failures, tampering, or a logout).
     public func reset() {

@@ -128,7 +128,10 @@ extension SDKManager {
 
     private func handle(_ event: AccountEvent) {
         switch event {
-        case .didLogin, .didLogout: reevaluateMobilePolicy(keepingStored: false)
+        case .didLogin:
+            reevaluateMobilePolicy(keepingStored: false)
+            askForPasscodeRequiredByPolicy()
+        case .didLogout: reevaluateMobilePolicy(keepingStored: false)
         default: break
         }
         switch event {
@@ -177,16 +180,17 @@ extension SDKManager {
 
     /// Asks for the passcode until it is right (`true`) or the attempts run out (`false`: every
     /// user was logged out and their data wiped). A stored record that cannot be trusted, or
-    /// attempts already used up by earlier launches, wipe at once, without asking.
+    /// attempts already used up by earlier launches, wipe at once, without asking. With no
+    /// passcode set while the mobile policy requires one, asks for a new one.
     /// - Throws: ``PasscodeUnavailable`` when there is no provider, or the user gave up.
     func askForPasscode() async throws -> Bool {
         while true {
-            do {
-                guard try passcode.record() != nil else { return true }
-            } catch {
+            let stored: PasscodeRecord?
+            do { stored = try passcode.record() } catch {
                 await passcodeTampered(error)
                 return false
             }
+            guard stored != nil else { return try await passcodeSetIfRequired() }
             if passcode.hasExhaustedAttempts {
                 await passcodeAttemptsExhausted()
                 return false
@@ -238,7 +242,7 @@ extension SDKManager {
     /// the passcode.
     func returnedToForeground(at time: Duration) {
         defer { backgroundedAt = nil }
-        guard passcode.isSet, let since = backgroundedAt, time - since > passcode.enforcedLockTimeout else { return }
+        guard passcode.isSet || passcode.isRequiredByPolicy, let since = backgroundedAt, time - since > passcode.enforcedLockTimeout else { return }
         passcode.lock()
         unlock = Task { [weak self] in
             guard let self else { return }

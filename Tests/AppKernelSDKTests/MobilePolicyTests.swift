@@ -23,9 +23,10 @@ import AppKernelTesting
 /// - `SFIdentityData.m`: `mobile_policy`'s `pin_length` and `screen_lock` are read as integers.
 ///
 /// Where AppKernel differs, on purpose: a policy only tightens the app's own settings (its own
-/// 10-minute timeout and 4-character minimum stay when a policy is looser), and the change of a
+/// 10-minute timeout and 4-character minimum stay when a policy is looser); the change of a
 /// too-short passcode is asked for at the next unlock, when the passcode is entered (its length
-/// is never stored).
+/// is never stored); the passcode is the app's own, so it stays when the last user with a policy
+/// leaves (the SDK's device lock simply stops being asked for) — only the policy's values go.
 @MainActor
 struct MobilePolicyTests {
     // MARK: The finding
@@ -156,6 +157,55 @@ struct MobilePolicyTests {
         #expect(try await app.manager.launch().flags == [.passcodeVerified, .alreadyAuthenticated])
         #expect(app.passcodes.newPasscodeRequests == [6])
         #expect(app.manager.passcode.verify("97531864"))
+    }
+
+    // MARK: A passcode the policy requires
+
+    /// `ScreenLockManagerInternal.storeMobilePolicy` locks as soon as a policy with a screen lock
+    /// is stored; the old `SFSecurityLockout.setInactivityConfiguration` showed its create-passcode
+    /// screen when none was set.
+    @Test func aScreenLockPolicyWithNoPasscodeLocksAndAsksForOneAtLogin() async throws {
+        let home = try TemporaryDirectory()
+        let app = try PolicyApp(org: Self.org(ada: ["pin_length": 6, "screen_lock": 5]), home: home.url)
+        app.passcodes.answers = ["1234", "135790"]
+        try await app.logIn("ada@acme.com")
+        #expect(app.manager.passcode.isLocked, "locked from the login on, until a passcode is set")
+        await app.manager.unlock?.value
+        #expect(app.passcodes.newPasscodeRequests == [6, 6])
+        #expect(app.manager.passcode.isSet)
+        #expect(!app.manager.passcode.isLocked)
+        #expect(app.manager.passcode.verify("135790"))
+    }
+
+    @Test func withoutTheRequiredPasscodeARelaunchDoesNotOpen() async throws {
+        let home = try TemporaryDirectory()
+        let org = Self.org(ada: ["pin_length": 4, "screen_lock": 5])
+        let first = try PolicyApp(org: org, home: home.url)
+        try await first.logIn("ada@acme.com")
+        await first.manager.unlock?.value                              // the user gave up: no passcode
+        #expect(!first.manager.passcode.isSet)
+        #expect(first.manager.passcode.isLocked)
+        #expect(first.manager.passcode.unlock(with: "anything") == .changeRequired(minimumLength: 4), "no passcode is no way in")
+        var app = try PolicyApp(org: org, home: home.url)
+        await #expect(throws: LaunchError.self) { try await app.manager.launch() }
+        #expect(app.manager.lastError?.phase == .passcode, "the launch stops before the user's data")
+        #expect(app.manager.passcode.isLocked)
+        app = try PolicyApp(org: org, home: home.url)
+        app.passcodes.answers = ["2468"]
+        #expect(try await app.manager.launch().flags == [.passcodeVerified, .alreadyAuthenticated])
+        #expect(app.manager.passcode.isSet)
+    }
+
+    @Test func removingThePasscodeAfterTheLastPolicyUserLeftIsAllowed() async throws {
+        let home = try TemporaryDirectory()
+        let app = try PolicyApp(org: Self.org(ada: ["screen_lock": 5]), home: home.url)
+        try app.manager.passcode.setPasscode("2468")
+        try await app.logIn("ada@acme.com")
+        #expect(throws: PasscodeError.self) { try app.manager.passcode.removePasscode(current: "2468") }
+        await app.logOut("ada@acme.com")
+        try app.manager.passcode.removePasscode(current: "2468")
+        #expect(!app.manager.passcode.isSet)
+        #expect(!app.manager.passcode.isRequiredByPolicy)
     }
 
     // MARK: Several users
