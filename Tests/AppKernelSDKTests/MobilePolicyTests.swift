@@ -294,6 +294,22 @@ struct MobilePolicyTests {
         #expect(app.manager.passcode.enforcedMinimumLength == 6)
     }
 
+    @Test func loweringTheStoredPolicyInTheRecordIsTampering() async throws {
+        let home = try TemporaryDirectory()
+        let app = try PolicyApp(org: Self.org(ada: ["pin_length": 6, "screen_lock": 1]), home: home.url)
+        try app.manager.passcode.setPasscode("135790")
+        try await app.logIn("ada@acme.com")
+        let file = home.url.appendingPathComponent("passcode.json")
+        var envelope = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: file)) as? [String: Any])
+        let recordBytes = try #require((envelope["record"] as? String).flatMap { Data(base64Encoded: $0) })
+        var fields = try #require(try JSONSerialization.jsonObject(with: recordBytes) as? [String: Any])
+        #expect(fields["policy"] as? [String: Int] == ["minimumLength": 6, "lockTimeoutSeconds": 60])
+        fields["policy"] = ["minimumLength": 4, "lockTimeoutSeconds": 3600]
+        envelope["record"] = try JSONSerialization.data(withJSONObject: fields).base64EncodedString()
+        try JSONSerialization.data(withJSONObject: envelope).write(to: file)
+        #expect(throws: PasscodeDamage.self) { try app.manager.passcode.record() }
+    }
+
     @Test func noPolicyKeepsTodaysDefaults() async throws {
         let home = try TemporaryDirectory()
         let app = try PolicyApp(org: Self.org(), home: home.url)
@@ -305,7 +321,10 @@ struct MobilePolicyTests {
         #expect(passcode.enforcedMinimumLength == 4)
         try passcode.setPasscode("2468")
         #expect(try passcode.record()?.policy == nil, "the record is as before: no policy field")
-        #expect(try String(contentsOf: home.url.appendingPathComponent("passcode.json"), encoding: .utf8).contains("mobile") == false)
+        let envelope = try JSONSerialization.jsonObject(with: Data(contentsOf: home.url.appendingPathComponent("passcode.json"))) as? [String: Any]
+        let recordBytes = try #require((envelope?["record"] as? String).flatMap { Data(base64Encoded: $0) })
+        let fields = try #require(try JSONSerialization.jsonObject(with: recordBytes) as? [String: Any])
+        #expect(Set(fields.keys) == ["salt", "hash", "iterations", "failedAttempts"], "the record's bytes are as before the policy existed")
         app.passcodes.answers = ["2468"]
         #expect(try await app.returnsLocked(after: .seconds(599)) == false)
         #expect(try await app.returnsLocked(after: .seconds(601)))
