@@ -2,11 +2,13 @@ public import Foundation
 
 /// Who the user is, from the identity service (`GET <id URL>` with the access token).
 public struct UserIdentity: Sendable, Hashable, Codable {
-    /// The mobile policy an admin set for the connected app.
+    /// The mobile policy an admin set for the connected app (`mobile_policy` in the identity
+    /// answer). Kept with the user's account; the SDK manager enforces the strictest over the
+    /// logged-in users on the app passcode (`PasscodePolicy` in AppKernelSDK).
     public struct MobilePolicy: Sendable, Hashable, Codable {
-        /// The passcode length the app must ask for.
+        /// `pin_length`: the shortest passcode the app must accept (0 or less: not set).
         public var pinLength: Int?
-        /// Minutes of inactivity before the app locks.
+        /// `screen_lock`: minutes in the background after which the app locks (0 or less: not set).
         public var screenLockMinutes: Int?
 
         /// Creates a policy.

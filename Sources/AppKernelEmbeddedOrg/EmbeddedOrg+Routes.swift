@@ -272,6 +272,7 @@ extension EmbeddedOrg {
                     "addr_state": .null, "addr_country": "US", "addr_zip": .null, "mobile_phone": .null, "mobile_phone_verified": false,
                     "is_lightning_login_user": false, "status": ["created_date": .null, "body": .null],
                     "last_modified_date": "2024-03-01T17:15:44Z"]) { _, new in new }
+        if let policy = user.mobilePolicy { body["mobile_policy"] = .object(policy) }
         return Self.json(200, .object(body))
     }
 

@@ -41,13 +41,17 @@ public final class EmbeddedOrg: HTTPTransport, Sendable {
         public var orgID: String
         /// The display name.
         public var displayName: String
+        /// The connected app's mobile policy the identity URL answers for this user
+        /// (`["pin_length": 6, "screen_lock": 5]`), if any.
+        public var mobilePolicy: [String: JSONValue]?
 
         /// Creates a user.
-        public init(username: String, userID: String, orgID: String, displayName: String) {
+        public init(username: String, userID: String, orgID: String, displayName: String, mobilePolicy: [String: JSONValue]? = nil) {
             self.username = username
             self.userID = userID
             self.orgID = orgID
             self.displayName = displayName
+            self.mobilePolicy = mobilePolicy
         }
     }
 

@@ -123,9 +123,17 @@ extension SDKManager {
 
     func observeAccounts() {
         accountObservation = accountManager?.observe { [weak self] event in self?.handle(event) }
+        reevaluateMobilePolicy(keepingStored: true)
     }
 
     private func handle(_ event: AccountEvent) {
+        switch event {
+        case .didLogin:
+            reevaluateMobilePolicy(keepingStored: false)
+            askForPasscodeRequiredByPolicy()
+        case .didLogout: reevaluateMobilePolicy(keepingStored: false)
+        default: break
+        }
         switch event {
         case .willLogout(let identity, _):
             stores.wipe(.user(identity))
@@ -172,16 +180,17 @@ extension SDKManager {
 
     /// Asks for the passcode until it is right (`true`) or the attempts run out (`false`: every
     /// user was logged out and their data wiped). A stored record that cannot be trusted, or
-    /// attempts already used up by earlier launches, wipe at once, without asking.
+    /// attempts already used up by earlier launches, wipe at once, without asking. With no
+    /// passcode set while the mobile policy requires one, asks for a new one.
     /// - Throws: ``PasscodeUnavailable`` when there is no provider, or the user gave up.
     func askForPasscode() async throws -> Bool {
         while true {
-            do {
-                guard try passcode.record() != nil else { return true }
-            } catch {
+            let stored: PasscodeRecord?
+            do { stored = try passcode.record() } catch {
                 await passcodeTampered(error)
                 return false
             }
+            guard stored != nil else { return try await passcodeSetIfRequired() }
             if passcode.hasExhaustedAttempts {
                 await passcodeAttemptsExhausted()
                 return false
@@ -192,7 +201,7 @@ extension SDKManager {
             guard let entered = await provider.passcode(attempt: passcode.failedAttempts + 1, remaining: passcode.remainingAttempts) else {
                 throw PasscodeUnavailable(reason: "the user did not enter the passcode")
             }
-            if passcode.verify(entered) { return true }
+            if try await passcodeUnlocks(with: entered, by: provider) { return true }
         }
     }
 
@@ -228,11 +237,12 @@ extension SDKManager {
         if let current { await accountManager.logout(current, reason: reason) }
     }
 
-    /// Locks the app when it returns after more than ``PasscodeManager/lockTimeout`` in the
-    /// background, and asks for the passcode.
+    /// Locks the app when it returns after more than ``PasscodeManager/enforcedLockTimeout`` in
+    /// the background (the app's own timeout, or the mobile policy's when shorter), and asks for
+    /// the passcode.
     func returnedToForeground(at time: Duration) {
         defer { backgroundedAt = nil }
-        guard passcode.isSet, let since = backgroundedAt, time - since > passcode.lockTimeout else { return }
+        guard passcode.isSet || passcode.isRequiredByPolicy, let since = backgroundedAt, time - since > passcode.enforcedLockTimeout else { return }
         passcode.lock()
         unlock = Task { [weak self] in
             guard let self else { return }

@@ -310,7 +310,7 @@ open class SDKManager {
     /// stored passcode cannot be trusted, every user is logged out and their data wiped, and the
     /// launch goes on (to log in again).
     open func verifyPasscode() async throws {
-        guard passcode.isSet else { return }
+        guard passcode.isSet || passcode.isRequiredByPolicy else { return }
         if try await askForPasscode() { flags.insert(.passcodeVerified) }
     }
 
