@@ -48,6 +48,14 @@ extension LoginSession {
 
     // MARK: Loopback (RFC 8252 §7.3)
 
+    /// The loopback flow. The redirect URI keeps the host the connected app registered: RFC 8252
+    /// §8.3 recommends the IP literal over `localhost`, but the server compares the redirect URI
+    /// with the registered one (§7.3 lets it relax only the port; a Salesforce connected app
+    /// matches its callback URL as registered), so rewriting `localhost` to `127.0.0.1` would
+    /// break every connected app registered with `localhost` (the Salesforce CLI's
+    /// `http://localhost:1717/OauthRedirect`). Instead the listener closes the gap `localhost`
+    /// opens: it listens on both `127.0.0.1` and `::1`, so no other program can hold the address
+    /// the browser picks (see ``LoopbackListener``).
     private func loopbackLogin(port: UInt16?, opener: BrowserOpener, timeout: Duration, clock: any Clock<Duration>,
                                loginHint: String?) async throws(LoginError) -> Credentials {
         let redirect = config.redirectURI
