@@ -48,6 +48,14 @@ extension LoginSession {
 
     // MARK: Loopback (RFC 8252 §7.3)
 
+    /// The loopback flow. The redirect URI keeps the host the connected app registered: RFC 8252
+    /// §8.3 recommends the IP literal over `localhost`, but the server compares the redirect URI
+    /// with the registered one (§7.3 lets it relax only the port; a Salesforce connected app
+    /// matches its callback URL as registered), so rewriting `localhost` to `127.0.0.1` would
+    /// break every connected app registered with `localhost` (the Salesforce CLI's
+    /// `http://localhost:1717/OauthRedirect`). Instead the listener closes the gap `localhost`
+    /// opens: it listens on both `127.0.0.1` and `::1`, so no other program can hold the address
+    /// the browser picks (see ``LoopbackListener``).
     private func loopbackLogin(port: UInt16?, opener: BrowserOpener, timeout: Duration, clock: any Clock<Duration>,
                                loginHint: String?) async throws(LoginError) -> Credentials {
         let redirect = config.redirectURI
@@ -61,7 +69,7 @@ extension LoginSession {
                 "redirect_uri", reason: "its port \(registered) is not the listener's port \(port); the server would redirect elsewhere"))
         }
         let listener = try step(.listen) { () throws(OAuthError) in
-            try LoopbackListener(port: port ?? UInt16(clamping: redirect.port ?? 0), path: redirect.path)
+            try LoopbackListener(port: port ?? UInt16(clamping: redirect.port ?? 0), path: redirect.path, host: host)
         }
         defer { listener.stop(.cancelled) }
         var loopbackConfig = config
@@ -72,11 +80,14 @@ extension LoginSession {
     }
 
     /// Opens the authorize URL and waits for the listener's one callback, the deadline, or
-    /// cancellation — whichever comes first.
+    /// cancellation — whichever comes first. The page the opener left for the browser (if any)
+    /// is removed when the wait ends, however it ends.
     private func awaitCallback(_ listener: LoopbackListener, request: AuthorizationRequest, host: String, opener: BrowserOpener,
                                timeout: Duration, clock: any Clock<Duration>) async throws(LoginError) -> URL {
         let url = request.url
         let state = request.state
+        let pages = ForwardingPages()
+        defer { pages.removeAll() }   // after the task group, which awaits the opener's task
         do {
             return try await withThrowingTaskGroup(of: URL?.self) { group in
                 group.addTask {
@@ -85,7 +96,7 @@ extension LoginSession {
                     }
                 }
                 group.addTask {
-                    do { try await opener.open(url) } catch {
+                    do { pages.keep(try await opener.present(url)) } catch {
                         throw LoginError(step: .openBrowser, error: Self.oauthError(error, "the browser opener"))
                     }
                     return nil

@@ -3,8 +3,9 @@ public import Foundation
 /// How a login reaches the user — one choice among the three ways (and a testing mode):
 ///
 /// - ``loopback(port:opener:timeout:clock:)``: the web-server flow with PKCE; the authorize URL
-///   opens in the user's browser and a listener on 127.0.0.1 receives the redirect (RFC 8252
-///   §7.3). The way for a desktop or a terminal with a browser at hand.
+///   opens in the user's browser and a listener on loopback (`127.0.0.1`, and `::1` for a
+///   `localhost` redirect) receives the redirect (RFC 8252 §7.3). The way for a desktop or a
+///   terminal with a browser at hand.
 /// - ``deviceFlow`` / ``deviceFlow(presenter:clock:)``: the device authorization grant (RFC
 ///   8628); the app shows a code and an address, the user approves on any device. The way for a
 ///   headless machine.
@@ -30,13 +31,18 @@ public struct LoginMethod: Sendable {
     ///
     /// The config's redirect URI must be `http://localhost…` or `http://127.0.0.1…` (a
     /// connected app registers e.g. `http://localhost:1717/OauthRedirect`); its path is the one
-    /// the listener answers, its port is replaced by the listener's.
+    /// the listener answers, its port is replaced by the listener's, and its host is kept as
+    /// registered — the server compares the redirect URI exactly. For `localhost` the listener
+    /// listens on both `127.0.0.1` and `::1` (a browser may try either; another program on the
+    /// other one would get the code); for `127.0.0.1` on that address alone. Either address's
+    /// port in use fails the login with ``OAuthError/portInUse(_:address:)`` naming it.
     /// - Parameters:
     ///   - port: The port to listen on: `nil` takes the redirect URI's (an ephemeral one when it
     ///     has none), `0` an ephemeral one — for servers that allow any loopback port, as RFC
     ///     8252 §7.3 asks.
-    ///   - opener: Shows the authorize URL: ``BrowserOpener/system`` runs `xdg-open` where there
-    ///     is a display and prints the URL otherwise; tests pass one that plays the browser.
+    ///   - opener: Shows the authorize URL: ``BrowserOpener/system`` runs `xdg-open` on a private
+    ///     page that forwards to it where there is a display (never the URL itself on a command
+    ///     line) and prints the URL otherwise; tests pass one that plays the browser.
     ///   - timeout: How long to wait for the redirect before ``OAuthError/timedOut(_:)``.
     ///   - clock: The clock the timeout runs on.
     public static func loopback(port: UInt16? = nil, opener: BrowserOpener = .system, timeout: Duration = .seconds(300),
@@ -137,36 +143,67 @@ public struct LoginError: Error, Sendable, Hashable, CustomStringConvertible {
 
 /// Shows an authorize URL to the user: the loopback flow's "browser".
 public struct BrowserOpener: Sendable {
-    private let handler: @Sendable (URL) async throws -> Void
+    private let show: @Sendable (URL) async throws -> ForwardingPage?
 
     /// Creates an opener that calls `open` with the authorize URL. It should return once the
     /// URL is shown (the login waits for the redirect meanwhile); a thrown error ends the login
     /// at ``LoginStep/openBrowser``.
-    public init(_ open: @escaping @Sendable (URL) async throws -> Void) { handler = open }
+    public init(_ open: @escaping @Sendable (URL) async throws -> Void) {
+        show = { url in
+            try await open(url)
+            return nil
+        }
+    }
 
-    /// Shows `url`.
-    public func open(_ url: URL) async throws { try await handler(url) }
+    private init(showing show: @escaping @Sendable (URL) async throws -> ForwardingPage?) { self.show = show }
+
+    /// Shows `url`. Called by a login, the ``system`` opener's forwarding page is removed when
+    /// the login ends; called on its own, the page stays in its private directory (`0700`).
+    public func open(_ url: URL) async throws { _ = try await show(url) }
+
+    /// Shows `url`, and returns the forwarding page left for the browser (if any), which the
+    /// caller removes once the login has ended.
+    func present(_ url: URL) async throws -> ForwardingPage? { try await show(url) }
 
     /// `xdg-open` where there is a graphical session (`DISPLAY` or `WAYLAND_DISPLAY` set and
-    /// `xdg-open` on `PATH`); otherwise — or when `xdg-open` fails — the URL is printed on
-    /// standard error for the user to open.
-    public static var system: BrowserOpener {
-        BrowserOpener { url in
-            let environment = ProcessInfo.processInfo.environment
+    /// `xdg-open` on `PATH`); otherwise the URL is printed on standard error for the user to open.
+    ///
+    /// The authorize URL is never put in a process's arguments, which every local user can read
+    /// (`/proc/<pid>/cmdline`): it carries the `state` that keeps a forged answer out of the
+    /// login. `xdg-open` gets the path of a `0600` page in a new `0700` directory (in
+    /// `$XDG_RUNTIME_DIR`, or the temporary directory) that forwards the browser to the URL; the
+    /// login removes it when it ends. The URL is also printed on standard error, for a browser
+    /// that cannot read the page (one confined by a snap sees neither directory) or when
+    /// `xdg-open` fails. If the page cannot be written, only the URL is printed.
+    public static var system: BrowserOpener { system(environment: ProcessInfo.processInfo.environment) }
+
+    /// ``system`` with `environment` (`PATH`, `DISPLAY`, `XDG_RUNTIME_DIR`, `TMPDIR`) in place
+    /// of the process's; `xdg-open` runs with it.
+    static func system(environment: [String: String]) -> BrowserOpener {
+        BrowserOpener(showing: { url in
             guard hasGraphicalSession(environment: environment), let xdgOpen = executable(named: "xdg-open", path: environment["PATH"]) else {
                 printToStandardError(prompt(for: url))
-                return
+                return nil
+            }
+            let page: ForwardingPage
+            do { page = try ForwardingPage(forwardingTo: url, environment: environment) } catch {
+                printToStandardError(prompt(for: url))
+                return nil
             }
             let process = Process()
             process.executableURL = xdgOpen
-            process.arguments = [url.absoluteString]
+            process.arguments = [page.file.path]
+            process.environment = environment
             process.standardOutput = FileHandle.nullDevice
             process.standardError = FileHandle.nullDevice
-            process.terminationHandler = { finished in
-                if finished.terminationStatus != 0 { printToStandardError(prompt(for: url)) }
+            do { try process.run() } catch {
+                page.remove()
+                printToStandardError(prompt(for: url))
+                return nil
             }
-            do { try process.run() } catch { printToStandardError(prompt(for: url)) }
-        }
+            printToStandardError("Opening the login page in the browser. If it does not appear, open this address in a browser:\n  \(url.absoluteString)\n")
+            return page
+        })
     }
 
     /// An opener that only prints: `write` gets a line asking the user to open the URL.

@@ -1,20 +1,32 @@
 import Foundation
 import Synchronization
 
-/// The loopback redirect listener of RFC 8252 §7.3: an HTTP server on 127.0.0.1 that waits for
-/// exactly one callback — the browser's redirect to `http://127.0.0.1:<port><path>?code=…&state=…`
-/// — answers it with a short HTML page, and closes.
+/// The loopback redirect listener of RFC 8252 §7.3: an HTTP server on this computer's loopback
+/// that waits for exactly one callback — the browser's redirect to
+/// `http://<host>:<port><path>?code=…&state=…` — answers it with a short HTML page, and closes.
 ///
-/// A request for another path, with a missing or wrong `state`, with a duplicated parameter or
-/// for another host name (DNS rebinding) is refused with an error page and the wait goes on: a
-/// stray tab or a forged link cannot end the login. Connections are served side by side (a
-/// browser's idle pre-connection does not hold the real one up), read with a 16 KB limit and
-/// dropped after 10 s of silence. Nothing in a request is echoed into a page unescaped.
+/// It listens on `127.0.0.1`, and on `::1` too when the redirect host is `localhost`: a browser
+/// resolves `localhost` to either address (many try `::1` first), so a listener on one alone
+/// leaves the other free for any local program to take, and with it the authorization code.
+/// Both listen on the same port (an ephemeral one is taken on `127.0.0.1` and then asked for
+/// on `::1`); if either address's port is taken the listener refuses with
+/// ``OAuthError/portInUse(_:address:)`` naming it, and neither stays open. Only a machine with
+/// no IPv6 loopback at all (`EADDRNOTAVAIL`, `EAFNOSUPPORT`: IPv6 turned off) is served on
+/// `127.0.0.1` alone — there no program can listen on `::1` either.
+///
+/// A request for another path, with a missing or wrong `state` (an `error=` answer included),
+/// with a duplicated parameter or for another host name (DNS rebinding) is refused with an error
+/// page and the wait goes on: a stray tab or a forged answer that arrives first cannot end the
+/// login. Connections are served side by side (a browser's idle pre-connection does not hold the
+/// real one up), read with a 16 KB limit and dropped after 10 s of silence. Nothing in a request
+/// is echoed into a page unescaped.
 final class LoopbackListener: Sendable {
-    /// The port it listens on (the ephemeral one when asked for port 0).
+    /// The port it listens on (the ephemeral one when asked for port 0), the same on every address.
     let port: UInt16
     /// The redirect URI's path the callback must have.
     let path: String
+    /// The addresses it listens on, in order.
+    let addresses: [POSIX.LoopbackAddress]
 
     private enum Phase {
         case bound
@@ -22,32 +34,84 @@ final class LoopbackListener: Sendable {
         case finished
     }
 
-    private let listener: Int32
+    /// How a socket is made: ``POSIX/listenOnLoopback(_:port:)``, or a test's stand-in that fails.
+    typealias Bind = (POSIX.LoopbackAddress, UInt16) throws(POSIX.ListenFailure) -> (descriptor: Int32, port: UInt16)
+
+    private let listeners: [Int32]
     private let wakePipe: (read: Int32, write: Int32)
     private let phase: Mutex<Phase>
     /// Set when the wait ends for a reason other than a callback (cancelled, stopped).
     private let stopReason = Mutex<OAuthError?>(nil)
 
-    /// Listens on 127.0.0.1:`port` (0: any free port).
-    /// - Throws: ``OAuthError/portInUse(_:)`` when another program listens there,
-    ///   ``OAuthError/listenerFailed(_:)`` otherwise.
-    init(port: UInt16, path: String) throws(OAuthError) {
-        let bound: (descriptor: Int32, port: UInt16)
-        do { bound = try POSIX.listenOnLoopback(port: port) } catch {
-            switch error {
-            case .portInUse: throw .portInUse(Int(port))
-            case .failed(let reason): throw .listenerFailed(reason)
-            }
-        }
+    /// How many ephemeral ports are tried before giving up, when one free on `127.0.0.1` is
+    /// taken on `::1`.
+    private static let ephemeralAttempts = 8
+
+    /// Listens on the loopback addresses for `host` at `port` (0: any port free on all of them).
+    /// - Parameters:
+    ///   - host: The redirect URI's host: `localhost` listens on `127.0.0.1` and `::1`, anything
+    ///     else (`127.0.0.1`) on `127.0.0.1` alone.
+    ///   - bind: Makes one listening socket; tests pass one that fails as a machine without IPv6
+    ///     would.
+    /// - Throws: ``OAuthError/portInUse(_:address:)`` when another program listens at one of the
+    ///   addresses (none is left open), ``OAuthError/listenerFailed(_:)`` otherwise.
+    init(port: UInt16, path: String, host: String = "127.0.0.1",
+         bind: Bind = { (address, port) throws(POSIX.ListenFailure) in try POSIX.listenOnLoopback(address, port: port) }) throws(OAuthError) {
+        let wanted: [POSIX.LoopbackAddress] = host.lowercased() == "localhost" ? [.ipv4, .ipv6] : [.ipv4]
+        let bound = try Self.bindAll(wanted, port: port, bind: bind)
         guard let pipe = POSIX.pipe() else {
-            POSIX.close(bound.descriptor)
+            bound.sockets.forEach { POSIX.close($0.descriptor) }
             throw .listenerFailed("pipe: \(POSIX.message(errno))")
         }
-        listener = bound.descriptor
+        listeners = bound.sockets.map(\.descriptor)
+        addresses = bound.sockets.map(\.address)
         wakePipe = pipe
         self.port = bound.port
         self.path = path.isEmpty ? "/" : path
         phase = Mutex(.bound)
+    }
+
+    /// Binds every address on one port, or none: a failure closes what was bound. With port 0,
+    /// the first address's ephemeral port is asked of the others; if one of them has it taken,
+    /// another ephemeral port is tried.
+    private static func bindAll(_ wanted: [POSIX.LoopbackAddress], port: UInt16, bind: Bind) throws(OAuthError)
+    -> (sockets: [(address: POSIX.LoopbackAddress, descriptor: Int32)], port: UInt16) {
+        for _ in 0..<ephemeralAttempts {
+            var sockets: [(address: POSIX.LoopbackAddress, descriptor: Int32)] = []
+            var chosen = port
+            func closeAll() { sockets.forEach { POSIX.close($0.descriptor) } }
+            var retry = false
+            for address in wanted {
+                do {
+                    let socket = try bind(address, chosen)
+                    sockets.append((address, socket.descriptor))
+                    chosen = socket.port
+                } catch {
+                    switch error {
+                    case .unavailable where address == .ipv6:
+                        // No IPv6 loopback on this machine: nobody can listen on ::1, nor a
+                        // browser connect there; 127.0.0.1 alone serves `localhost`.
+                        continue
+                    case .portInUse where port == 0 && !sockets.isEmpty:
+                        retry = true
+                    case .portInUse:
+                        closeAll()
+                        throw .portInUse(Int(chosen), address: address.rawValue)
+                    case .unavailable(let reason), .failed(let reason):
+                        closeAll()
+                        throw .listenerFailed(reason)
+                    }
+                }
+                if retry { break }
+            }
+            if retry {
+                closeAll()
+                continue
+            }
+            return (sockets, chosen)
+        }
+        throw .listenerFailed("no ephemeral port was free on both 127.0.0.1 and ::1 in \(ephemeralAttempts) tries; "
+                              + "give the login a fixed port (the redirect URI's)")
     }
 
     deinit {
@@ -100,7 +164,7 @@ final class LoopbackListener: Sendable {
     }
 
     private func closeDescriptors() {
-        POSIX.close(listener)
+        listeners.forEach(POSIX.close)
         POSIX.close(wakePipe.read)
         POSIX.close(wakePipe.write)
     }
@@ -119,13 +183,13 @@ final class LoopbackListener: Sendable {
         var connections: [Int32: Connection] = [:]
         var outcome: Result<URL, OAuthError>?
         while outcome == nil {
-            let descriptors = [wakePipe.read, listener] + connections.keys.sorted()
+            let descriptors = [wakePipe.read] + listeners + connections.keys.sorted()
             let ready = POSIX.pollReadable(descriptors, timeoutMilliseconds: connections.isEmpty ? -1 : 1000)
             if ready[0] { break }
-            if ready[1] {
+            for (index, listener) in listeners.enumerated() where ready[index + 1] {
                 while let connection = POSIX.accept(listener) { connections[connection] = Connection() }
             }
-            for (index, descriptor) in descriptors.enumerated().dropFirst(2) where ready[index] {
+            for (index, descriptor) in descriptors.enumerated().dropFirst(1 + listeners.count) where ready[index] {
                 guard var connection = connections[descriptor] else { continue }
                 switch POSIX.read(descriptor) {
                 case .wouldBlock:

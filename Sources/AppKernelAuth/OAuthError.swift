@@ -39,8 +39,9 @@ public enum OAuthError: Error, Sendable, Hashable, CustomStringConvertible {
     case timedOut(String)
     /// The task was cancelled (the app maps Ctrl-C to this).
     case cancelled
-    /// The loopback redirect listener could not listen: another program listens on the port.
-    case portInUse(Int)
+    /// The loopback redirect listener could not listen: another program listens on the port at
+    /// that loopback address (`127.0.0.1`, or `::1` when the redirect host is `localhost`).
+    case portInUse(Int, address: String = "127.0.0.1")
     /// The loopback redirect listener could not be set up.
     case listenerFailed(String)
     /// The device code expired (its `expires_in` passed) before the user approved.
@@ -80,8 +81,9 @@ public enum OAuthError: Error, Sendable, Hashable, CustomStringConvertible {
             "timed out: \(what)"
         case .cancelled:
             "cancelled"
-        case .portInUse(let port):
-            "port \(port) on 127.0.0.1 is in use by another program; close it or choose another port (the redirect URI's port must match)"
+        case .portInUse(let port, let address):
+            "port \(port) on \(address) is in use by another program; close it or choose another port (the redirect URI's port must match)"
+                + (address == "::1" ? "; a 'localhost' redirect is served on both 127.0.0.1 and ::1, as a browser may try either" : "")
         case .listenerFailed(let reason):
             "the redirect listener could not start: \(reason)"
         case .deviceCodeExpired:

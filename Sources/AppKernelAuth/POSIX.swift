@@ -7,8 +7,8 @@ import Musl
 import Darwin
 #endif
 
-// Every use of an unsafe pointer in AppKernelAuth is in this file, each with a comment saying
-// why it is sound. The rest of the module calls the small, safe wrappers below.
+// Every use of an unsafe pointer in AppKernelAuth is in this file and POSIX+Loopback.swift, each
+// with a comment saying why it is sound. The rest of the module calls the small, safe wrappers below.
 
 /// The thin layer over the C library: loopback sockets, `poll`, a wake-up pipe, and the
 /// crash-safe private file write.
@@ -18,60 +18,7 @@ enum POSIX {
 
     // MARK: Sockets
 
-    /// Why a listening socket could not be made.
-    enum ListenFailure: Error {
-        /// `EADDRINUSE`: another socket listens on the port.
-        case portInUse
-        /// Anything else: the call that failed and the C library's message.
-        case failed(String)
-    }
-
-    /// A TCP socket listening on 127.0.0.1:`port` (0: an ephemeral port), non-blocking, with
-    /// `SO_REUSEADDR` (which on Linux still refuses a port another socket listens on).
-    /// - Returns: The descriptor and the port it got.
-    static func listenOnLoopback(port: UInt16) throws(ListenFailure) -> (descriptor: Int32, port: UInt16) {
-        #if canImport(Darwin)
-        let descriptor = socket(AF_INET, SOCK_STREAM, 0)
-        #else
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        #endif
-        guard descriptor >= 0 else { throw .failed("socket: \(message(errno))") }
-        var yes: Int32 = 1
-        // `&yes` passes a pointer to a local Int32 that outlives the call; the size given is its size.
-        _ = setsockopt(descriptor, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = port.bigEndian
-        address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian   // 127.0.0.1
-        // A sockaddr_in is read through a sockaddr pointer, as bind(2) is specified: the pointer
-        // covers exactly the local `address` and lives only for the call.
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard bound == 0 else {
-            let code = errno
-            close(descriptor)
-            throw code == EADDRINUSE ? .portInUse : .failed("bind 127.0.0.1:\(port): \(message(code))")
-        }
-        guard listen(descriptor, 16) == 0 else {
-            let code = errno
-            close(descriptor)
-            throw code == EADDRINUSE ? .portInUse : .failed("listen: \(message(code))")
-        }
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        // getsockname(2) writes at most `length` bytes into the local `address` through a
-        // sockaddr pointer; both live for the call.
-        let named = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) }
-        }
-        guard named == 0 else {
-            let code = errno
-            close(descriptor)
-            throw .failed("getsockname: \(message(code))")
-        }
-        setNonBlocking(descriptor)
-        return (descriptor, UInt16(bigEndian: address.sin_port))
-    }
+    // The listening sockets (127.0.0.1 and ::1) are in POSIX+Loopback.swift.
 
     /// Accepts a pending connection (`nil` when none is waiting). The new socket blocks, with a
     /// 2-second send timeout so that a peer that stops reading cannot hold a writer.
