@@ -39,4 +39,23 @@ struct FailuresSpeakProcessTests {
         child.send(SIGTERM)
         #expect(await child.waitForExit(seconds: 30) == 0)
     }
+
+    /// Single-instance mode across two real processes: the second is refused, names the first
+    /// and its data home, and exits 75 (EX_TEMPFAIL); the first runs on.
+    @Test func aSecondProcessOnTheSameDataHomeIsRefusedWith75() async throws {
+        let config = try Folder(), home = try Folder()
+        try Data(#"{"remoteAccessConsumerKey": "3MVG9-x", "oauthRedirectURI": "demo://done", "shouldAuthenticate": false}"#.utf8)
+            .write(to: config.url.appendingPathComponent("bootconfig.json"))
+        let environment = ["DEMO_SDK_CONFIG": config.url.path, "DEMO_SINGLE_INSTANCE": home.url.path]
+        let first = try ChildProcess(executable: "ProcessHostDemo", environment: environment)
+        #expect(await first.waitUntil(seconds: 30) { _, _ in first.errors.contains("launched (active)") }, "\(first.errors)")
+        let second = try ChildProcess(executable: "ProcessHostDemo", environment: environment)
+        #expect(await second.waitForExit(seconds: 30) == 75, "stderr: \(second.errors)")
+        #expect(second.errors.contains("ERROR unhandled error in sdk.launch: the launch phase 'config' failed: already running as pid \(first.pid) with data home \(home.url.path)"),
+                "\(second.errors)")
+        #expect(second.errors.contains("quit the other instance first"))
+        #expect(first.status == nil, "the first instance runs on")
+        first.send(SIGTERM)
+        #expect(await first.waitForExit(seconds: 30) == 0)
+    }
 }
