@@ -188,6 +188,7 @@ open class SDKManager {
             application.addListener(for: .didFinishLaunching) { [weak self] _ in self?.startAutomaticLaunch() },
             application.addListener(for: .didEnterBackground) { [weak self] app in self?.backgroundedAt = app.uptime },
             application.addListener(for: .willEnterForeground) { [weak self] app in self?.returnedToForeground(at: app.uptime) },
+            application.addListener(for: .didBecomeActive) { [weak self] _ in self?.becameActive() },
             application.addListener(for: .willTerminate) { [weak self] _ in self?.stop() },
             application.addListener(for: .didReceiveReloadRequest) { [weak self] app in self?.reloadConfig(in: app) },
             // A host reports the app ready only once the SDK's launch has run.
@@ -382,12 +383,16 @@ open class SDKManager {
         try stores.register(syncs: syncs, for: owner)
     }
 
-    /// The current owner's default SmartStore in ``dataDirectory`` (opened once, then shared);
-    /// `nil` without a data directory.
-    /// - Throws: `StoreError` when the store cannot be opened.
+    /// The current owner's default SmartStore in ``dataDirectory`` (opened once, then shared, by
+    /// ``storeManager``); `nil` without a data directory. A store another instance of the app
+    /// marked for wiping (its user logged out there) is not handed out: the users are reloaded
+    /// first (``reloadUsersChangedElsewhere()``), and the store of whoever is current after is.
+    /// - Throws: `StoreError` when the store cannot be opened; `CredentialStoreError` when the
+    ///   users cannot be reloaded.
     public func userStore() throws -> SmartStore? {
-        guard let dataDirectory else { return nil }
-        return try SmartStore.shared(withName: SmartStore.defaultStoreName, owner: currentStoreOwner, in: dataDirectory)
+        guard let storeManager else { return nil }
+        if storeManager.isWipePending(named: SmartStore.defaultStoreName, for: currentStoreOwner) { try reloadUsersChangedElsewhere() }
+        return try storeManager.store(named: SmartStore.defaultStoreName, for: currentStoreOwner)
     }
 
     /// MobileSync over the current owner's store, with the current user's REST client — made
