@@ -15,7 +15,7 @@ extension SDKManager {
     /// It runs when the application becomes active, and before ``userStore()`` hands out a store
     /// another instance marked for wiping. Call it yourself when the app learns otherwise.
     /// - Returns: The users logged out elsewhere.
-    /// - Throws: ``CredentialStoreError`` when the users cannot be read again (nothing changes).
+    /// - Throws: `CredentialStoreError` when the users cannot be read again (nothing changes).
     @discardableResult
     public func reloadUsersChangedElsewhere() throws(CredentialStoreError) -> [UserAccountIdentity] {
         guard let accountManager else { return [] }
