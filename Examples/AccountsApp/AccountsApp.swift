@@ -55,6 +55,9 @@ enum AccountsApp {
             let accounts = try UserAccountManager(store: FileCredentialStore(root: dataDirectory.appendingPathComponent("accounts")), transport: transport)
             manager.transport = transport
             manager.dataDirectory = dataDirectory
+            // One instance a data home: a second one is refused ("already running as pid N with
+            // data home …") and the host ends it with exit status 75.
+            manager.requiresSingleInstance = true
             manager.accountManager = accounts
             // The embedded org approves at once; a real org shows its login page in the browser
             // (or, with --device, a code to enter on another device).

@@ -14,6 +14,9 @@ public enum LogoutReason: String, Sendable, Hashable, CaseIterable {
     case passcodeTampered
     /// The app decided (e.g. a mobile-policy change).
     case appInitiated
+    /// Another instance of the app on the same data home logged the user out; this instance
+    /// learnt it when it read the accounts again (``UserAccountManager/reloadAccounts()``).
+    case loggedOutElsewhere
 }
 
 /// What the account manager tells its observers, in the order it happens.
@@ -240,6 +243,34 @@ public final class UserAccountManager {
         if pendingRevocations.contains(where: { $0.identity != identity || failure == nil }) {
             await retryFailedRevocations(excluding: failure == nil ? nil : identity)
         }
+    }
+
+    /// Reads the accounts from the store again — another instance of the app on the same data
+    /// home may have logged users out. Each account gone from the store is logged out here too:
+    /// willLogout → didLogout with ``LogoutReason/loggedOutElsewhere`` (observers close and wipe
+    /// what they hold of the user) → orgDidLogout when the org's last user left, without deleting
+    /// or revoking anything (the other instance did); the current user is cleared if it was one
+    /// of them. Accounts logged in elsewhere join ``allAccounts`` (without becoming current).
+    /// - Returns: The users logged out elsewhere.
+    /// - Throws: ``CredentialStoreError`` when the store cannot be read (nothing changes).
+    @discardableResult
+    public func reloadAccounts() throws(CredentialStoreError) -> [UserAccountIdentity] {
+        let contents = try store.load()
+        let stored = Set(contents.accounts.map(\.identity))
+        let gone = allAccounts.map(\.identity).filter { !stored.contains($0) && !loggingOut.contains($0) }
+        for identity in gone {
+            loggingOut.insert(identity)
+            notify(.willLogout(identity, .loggedOutElsewhere))
+            allAccounts.removeAll { $0.identity == identity }
+            if currentIdentity == identity { currentIdentity = nil }
+            notify(.didLogout(identity, .loggedOutElsewhere))
+            if accounts(inOrg: identity.orgID).isEmpty { notify(.orgDidLogout(identity.orgID)) }
+            loggingOut.remove(identity)
+        }
+        let known = Set(allAccounts.map(\.identity))
+        allAccounts += contents.accounts.filter { !known.contains($0.identity) && !loggingOut.contains($0.identity) }
+        allAccounts.sort { ($0.identity.orgID, $0.identity.userID) < ($1.identity.orgID, $1.identity.userID) }
+        return gone
     }
 
     /// Logs every user out, one after the other.

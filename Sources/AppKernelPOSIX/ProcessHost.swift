@@ -31,6 +31,21 @@ import Darwin
 ///
 /// The mapping is ``Configuration/signalActions``; other signals are left to the system. Signals
 /// that arrive together count once per kind.
+///
+/// ### Failures speak
+/// A failure nothing in the app handled — reported with `Application.reportUnhandledError(_:subject:message:advice:exitStatus:)`,
+/// as the SDK manager does for a launch that failed with no `launchErrorHandler` — is logged at
+/// error level (what failed, where, what to do) and ends the process gracefully with the status
+/// the report asks for, unless ``Configuration/exitsOnUnhandledError`` is `false`. A launch that
+/// failed so is never reported as launched, nor `READY=1` to systemd.
+///
+/// | exit status | when |
+/// |---|---|
+/// | 0 | the app terminated normally |
+/// | 1 | a forced exit (a second SIGINT, the termination deadline) |
+/// | 2 | the launch was refused (bad arguments or environment) |
+/// | 70 (`EX_SOFTWARE`) | an unhandled error (`UnhandledError.defaultExitStatus`), a failed launch among them |
+/// | 75 (`EX_TEMPFAIL`) | another instance holds the app's single-instance lock (the SDK manager's `requiresSingleInstance`) |
 @MainActor
 public final class ProcessHost {
     /// What a signal does.
@@ -70,6 +85,11 @@ public final class ProcessHost {
         public var log: any LogHandler
         /// The application's settings.
         public var application: ApplicationConfiguration
+        /// Whether an unhandled error (`Application.reportUnhandledError(_:subject:message:advice:exitStatus:)`)
+        /// ends the process — with the status it asks for, after a graceful termination. Default
+        /// `true`: a service whose launch failed must not sit there as if it ran. `false` keeps
+        /// the process up; the error is still logged at error level.
+        public var exitsOnUnhandledError: Bool = true
 
         /// Creates a configuration from the process (arguments and environment) by default.
         public init(signalActions: [Int32: SignalAction] = ProcessHost.defaultSignalActions,
@@ -106,9 +126,16 @@ public final class ProcessHost {
     private var readiness: Bool?
     private var readinessWaiters: [CheckedContinuation<Bool, Never>] = []
     private var stepObserver: ListenerToken?
-    private var backgroundTasks: [Task<Void, Never>] = []
+    var backgroundTasks: [Task<Void, Never>] = []
     private let launchArguments: LaunchArguments
-    private let clock = ContinuousClock()
+    let clock = ContinuousClock()
+    private var unhandledErrorObservation: ListenerToken?
+    /// The unhandled error that ends the process, once one was reported (and the host exits on them).
+    private var endingError: UnhandledError?
+    /// How many unhandled errors were reported while the app stays up regardless.
+    private var toleratedErrors = 0
+    /// Whether the launch (and its gates) is over.
+    private var launchOver = false
 
     /// What the signal queue and the main actor share.
     struct SharedState {
@@ -154,7 +181,7 @@ public final class ProcessHost {
 
     /// What became of the launch timeline: `nil` until the launch is over, or when
     /// `APPKERNEL_TRACE` is not set.
-    public private(set) var timelineExport: TimelineExport?
+    public internal(set) var timelineExport: TimelineExport?
 
     /// Checks the host's environment variables before anything runs: an `APPKERNEL_TRACE` that is
     /// set must name a file.
@@ -177,6 +204,7 @@ public final class ProcessHost {
                                        clock: ContinuousClock(), configuration: configuration.application)
         self.systemd = SystemdNotifier(environment: configuration.environment)
         timeline.record(application)
+        unhandledErrorObservation = application.observeUnhandledErrors { [weak self] in self?.heard($0) }
         // Kept: a dropped token would stop the observer at once.
         let systemd = self.systemd
         stepObserver = application.addPipelineObserver { [state] stage, event in
@@ -186,7 +214,8 @@ public final class ProcessHost {
         }
     }
 
-    /// Launches the application and serves it until it terminates; returns the exit status (0).
+    /// Launches the application and serves it until it terminates; returns the exit status: 0, or
+    /// the status of the unhandled error that ended it (see the type's table).
     public func run() async -> Int32 {
         await installSignalHandlers()
         let launchStart = application.uptime
@@ -199,20 +228,56 @@ public final class ProcessHost {
         }
         // Ready once every launch gate (the SDK manager's launch, say) has opened.
         await application.waitForLaunchGates()
+        launchOver = true
         timeline.finish(at: application.uptime)
         exportTimeline(launchStart: launchStart)
+        if let endingError {
+            // Not launched: say so, never READY=1, and end gracefully with the status asked for.
+            systemd?.notify("STATUS=launch failed: \(endingError.subject)")
+            settleReadiness(false)
+            configuration.log.log(.error, "the launch failed (\(endingError.subject)) after \(application.uptime - launchStart); ending with exit status \(endingError.exitStatus)")
+            terminate()
+            return finish()
+        }
         systemd?.notify("READY=1")
         settleReadiness(true)
         systemd?.notify("STATUS=running")
-        configuration.log.log(.info, "launched (\(application.state)) in \(application.uptime - launchStart)")
+        if toleratedErrors > 0 {
+            configuration.log.log(.warning, "launched with \(toleratedErrors) unhandled error(s) (\(application.state)) in \(application.uptime - launchStart); staying up as configured (exitsOnUnhandledError is false)")
+        } else {
+            configuration.log.log(.info, "launched (\(application.state)) in \(application.uptime - launchStart)")
+        }
         startWatchdog()
         startMemoryMonitor()
         if application.state != .terminated {
             await withCheckedContinuation { terminated = $0 }
         }
+        return finish()
+    }
+
+    /// Stops the host's tasks and signal sources; the exit status: the ending error's, else 0.
+    private func finish() -> Int32 {
         for task in backgroundTasks { task.cancel() }
         for source in sources { source.cancel() }
-        return 0
+        return endingError?.exitStatus ?? 0
+    }
+
+    /// An unhandled error reached the host: it is logged at error level, then — unless the app
+    /// opted to stay up — the process ends with its status (at once after the launch; during the
+    /// launch, once the launch gates have opened, without reporting the app launched).
+    private func heard(_ report: UnhandledError) {
+        let ends = configuration.exitsOnUnhandledError
+        let consequence = ends ? "the process ends with exit status \(report.exitStatus)"
+            : "the app stays up (ProcessHost.Configuration.exitsOnUnhandledError is false)"
+        let advice = report.advice.isEmpty ? "" : "; \(report.advice)"
+        configuration.log.log(.error, "unhandled error in \(report.subject): \(report.message)\(advice) — \(consequence)")
+        guard ends else {
+            toleratedErrors += 1
+            return
+        }
+        guard endingError == nil else { return }
+        endingError = report
+        if launchOver { terminate() }
     }
 
     /// Waits until the host has launched the application and every launch gate has opened — the
@@ -351,50 +416,5 @@ public final class ProcessHost {
         }
         await onConfigurationChange?()
         systemd?.notify("READY=1")
-    }
-
-    // MARK: Watchdog, memory, trace
-
-    private func startWatchdog() {
-        guard let systemd, let interval = systemd.watchdogInterval else { return }
-        backgroundTasks.append(Task { @MainActor [clock] in
-            // Runs on the main actor: a hung main actor stops the pings, and systemd restarts us.
-            while !Task.isCancelled {
-                systemd.notify("WATCHDOG=1")
-                do { try await clock.sleep(for: interval / 2) } catch { return }
-            }
-        })
-    }
-
-    private func startMemoryMonitor() {
-        guard let source = configuration.memoryPressure else { return }
-        var monitor = MemoryPressureMonitor(source: source)
-        guard !monitor.availableInputs.isEmpty else {
-            configuration.log.log(.notice, "memory-pressure monitoring is off: none of \(source.psiPath), \(source.cgroupPressurePath), \(source.cgroupEventsPath) can be read")
-            return
-        }
-        backgroundTasks.append(Task { @MainActor [weak self, clock] in
-            let start = clock.now
-            while !Task.isCancelled {
-                do { try await clock.sleep(for: source.pollInterval) } catch { return }
-                guard let self else { return }
-                if monitor.check(at: start.duration(to: clock.now)) {
-                    self.configuration.log.log(.warning, "memory pressure: sending a memory warning")
-                    _ = try? self.application.handle(.memoryWarning)
-                }
-            }
-        })
-    }
-
-    private func exportTimeline(launchStart: Duration) {
-        guard let path = configuration.environment["APPKERNEL_TRACE"], !path.isEmpty else { return }
-        do {
-            try timeline.chromeTraceJSON().write(to: URL(fileURLWithPath: path), options: .atomic)
-            timelineExport = .written(path: path)
-            configuration.log.log(.info, "launch timeline written to \(path)")
-        } catch {
-            timelineExport = .failed(path: path, reason: "\(error.localizedDescription)")
-            configuration.log.log(.error, "the launch timeline could not be written to \(path): \(error)")
-        }
     }
 }

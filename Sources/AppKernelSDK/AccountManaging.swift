@@ -17,6 +17,15 @@ public protocol AccountManaging: AnyObject {
     func logout(_ identity: UserAccountIdentity, reason: LogoutReason) async
     /// Observes account events; the token keeps the observer (an `ObserverList` makes one).
     func observe(_ handler: @escaping @MainActor (AccountEvent) -> Void) -> ListenerToken
+    /// Reads the accounts again, logging out here (reason `LogoutReason.loggedOutElsewhere`)
+    /// those another instance of the app logged out; returns them. The default does nothing (an
+    /// account manager no other instance shares).
+    func reloadAccounts() throws(CredentialStoreError) -> [UserAccountIdentity]
+}
+
+extension AccountManaging {
+    /// Nothing to reload: no other instance shares these accounts.
+    public func reloadAccounts() throws(CredentialStoreError) -> [UserAccountIdentity] { [] }
 }
 
 extension UserAccountManager: AccountManaging {}

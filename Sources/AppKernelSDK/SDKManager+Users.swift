@@ -19,7 +19,9 @@ public struct UserChange: Sendable, Hashable {
     public var to: UserAccountIdentity?
     /// Why the user logged out (`nil` for a switch): `LogoutReason.passcodeFailures` when too
     /// many wrong passcodes logged every user out, `LogoutReason.passcodeTampered` when the
-    /// stored passcode could not be trusted (``PasscodeDamage``) and every user was logged out.
+    /// stored passcode could not be trusted (``PasscodeDamage``) and every user was logged out,
+    /// `LogoutReason.loggedOutElsewhere` when another instance of the app on the same data home
+    /// logged the user out (``SDKManager/reloadUsersChangedElsewhere()``).
     public var reason: LogoutReason?
 
     /// Creates a change.
@@ -138,7 +140,8 @@ extension SDKManager {
         case .willLogout(let identity, _):
             stores.wipe(.user(identity))
             if ownedSyncManager?.owner == .user(identity) { ownedSyncManager = nil }
-            if let dataDirectory { try? SmartStore.removeAllStores(for: .user(identity), in: dataDirectory) }
+            // A store another live instance has open is marked for wiping, not deleted under it.
+            _ = try? storeManager?.removeStores(for: .user(identity))
             if accountManager?.currentAccount?.identity == identity { loggingOutCurrentUser = identity }
         case .didLogout(let identity, let reason):
             guard loggingOutCurrentUser == identity else { return }

@@ -86,6 +86,13 @@ open class SDKManager {
     /// A handler set late — after a launch that started on its own (or a re-authentication or
     /// an unlock) has already failed, with no handler and nobody awaiting it — first receives,
     /// at once and in order, those failures.
+    ///
+    /// Without a handler, such a failure (nobody awaits it) is also reported to the application
+    /// as unhandled (`Application.reportUnhandledError(_:subject:message:advice:exitStatus:)`):
+    /// `ProcessHost` logs it and ends the process (exit status 70), `SimulatedHost` records it.
+    /// A launch refused because another instance holds the single-instance lock
+    /// (``requiresSingleInstance``) is reported so even with a handler (exit status 75): no launch
+    /// of this process can succeed while the other runs.
     public var launchErrorHandler: (@MainActor (LaunchError) -> Void)? {
         didSet {
             guard let launchErrorHandler, !unheardLaunchErrors.isEmpty else { return }
@@ -96,6 +103,18 @@ open class SDKManager {
     }
     /// Failures of launches nobody awaited that happened while no ``launchErrorHandler`` was set.
     var unheardLaunchErrors: [LaunchError] = []
+    /// Single-instance mode: the launch first takes an exclusive lock on `instance.lock` in
+    /// ``dataDirectory`` (Core's `FileLock.acquire(at:)`) and holds it for the manager's life, so
+    /// a second instance of the app on the same data home is refused — its launch fails with
+    /// ``SingleInstanceError`` ("already running as pid N with data home …"), which reaches its
+    /// host as an unhandled error (`ProcessHost` exits 75). Default `false`; with no data
+    /// directory the launch fails (there is nothing to lock). The kernel drops the lock when the
+    /// process ends, however it ends.
+    public var requiresSingleInstance = false
+    /// The single-instance lock, once taken.
+    var instanceLock: FileLock?
+    /// A store manager of this manager's own (see ``storeManager``).
+    var ownStoreManager: StoreManager?
     /// Where the launch is.
     public var launchState: LaunchState { launchEngine.state }
     /// The last successful launch's result.
@@ -103,7 +122,7 @@ open class SDKManager {
     /// The last failed launch's error.
     public private(set) var lastError: LaunchError?
     /// The automatic launch started when the application finished launching, if any.
-    public private(set) var automaticLaunch: Task<Void, Never>?
+    public internal(set) var automaticLaunch: Task<Void, Never>?
     /// The auth and root-controller phases running again after the last user logged out, if any.
     public internal(set) var reauthentication: Task<Void, Never>?
     /// The passcode check started when the app came back to the foreground after
@@ -169,6 +188,7 @@ open class SDKManager {
             application.addListener(for: .didFinishLaunching) { [weak self] _ in self?.startAutomaticLaunch() },
             application.addListener(for: .didEnterBackground) { [weak self] app in self?.backgroundedAt = app.uptime },
             application.addListener(for: .willEnterForeground) { [weak self] app in self?.returnedToForeground(at: app.uptime) },
+            application.addListener(for: .didBecomeActive) { [weak self] _ in self?.becameActive() },
             application.addListener(for: .willTerminate) { [weak self] _ in self?.stop() },
             application.addListener(for: .didReceiveReloadRequest) { [weak self] app in self?.reloadConfig(in: app) },
             // A host reports the app ready only once the SDK's launch has run.
@@ -201,16 +221,6 @@ open class SDKManager {
         applicationTokens.removeAll()
     }
 
-    private func startAutomaticLaunch() {
-        guard !launchState.isRunning else { return }
-        automaticLaunch = Task { [weak self] in
-            do throws(LaunchError) { _ = try await self?.launch() } catch {
-                // Nobody awaits this launch: keep a failure no handler heard for the first one set.
-                if let self, self.launchErrorHandler == nil { self.unheardLaunchErrors.append(error) }
-            }
-        }
-    }
-
     /// Adds a part of the SDK to start in the ``LaunchPhase/sdkInit`` phase, in registration order.
     public func registerService(named name: String, start: @escaping @MainActor () async throws -> Void) {
         services.append((name, start))
@@ -231,6 +241,7 @@ open class SDKManager {
         let storesBefore = stores.snapshot
         showPlaceholder()
         do throws(LaunchError) {
+            try takeInstanceLockIfRequired()
             try await runPhases(only: nil)
         } catch {
             stores.restore(storesBefore)
@@ -241,11 +252,6 @@ open class SDKManager {
         let result = LaunchResult(flags: flags, currentUser: accountManager?.currentAccount, timeline: launchEngine.timeline)
         lastResult = result
         return result
-    }
-
-    /// Hands `error` to ``launchErrorHandler``, or keeps it for the first handler set.
-    func reportLaunchError(_ error: LaunchError) {
-        if let launchErrorHandler { launchErrorHandler(error) } else { unheardLaunchErrors.append(error) }
     }
 
     /// Runs the launch engine (all phases, or some), each phase within ``phaseDeadline`` on the
@@ -377,12 +383,16 @@ open class SDKManager {
         try stores.register(syncs: syncs, for: owner)
     }
 
-    /// The current owner's default SmartStore in ``dataDirectory`` (opened once, then shared);
-    /// `nil` without a data directory.
-    /// - Throws: `StoreError` when the store cannot be opened.
+    /// The current owner's default SmartStore in ``dataDirectory`` (opened once, then shared, by
+    /// ``storeManager``); `nil` without a data directory. A store another instance of the app
+    /// marked for wiping (its user logged out there) is not handed out: the users are reloaded
+    /// first (``reloadUsersChangedElsewhere()``), and the store of whoever is current after is.
+    /// - Throws: `StoreError` when the store cannot be opened; `CredentialStoreError` when the
+    ///   users cannot be reloaded.
     public func userStore() throws -> SmartStore? {
-        guard let dataDirectory else { return nil }
-        return try SmartStore.shared(withName: SmartStore.defaultStoreName, owner: currentStoreOwner, in: dataDirectory)
+        guard let storeManager else { return nil }
+        if storeManager.isWipePending(named: SmartStore.defaultStoreName, for: currentStoreOwner) { try reloadUsersChangedElsewhere() }
+        return try storeManager.store(named: SmartStore.defaultStoreName, for: currentStoreOwner)
     }
 
     /// MobileSync over the current owner's store, with the current user's REST client — made
@@ -420,16 +430,5 @@ open class SDKManager {
         guard let window, !(window.rootController is PlaceholderController) else { return }
         window.rootController = PlaceholderController(message: "Launching…")
     }
-}
-
-/// A service registered with ``SDKManager/registerService(named:start:)`` failed to start.
-public struct ServiceStartError: Error, CustomStringConvertible {
-    /// The service's name.
-    public var service: String
-    /// Why it failed.
-    public var underlyingError: any Error
-
-    /// "the SDK service '<name>' failed to start: <error>".
-    public var description: String { "the SDK service '\(service)' failed to start: \(underlyingError)" }
 }
 

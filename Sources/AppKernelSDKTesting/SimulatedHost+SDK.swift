@@ -17,4 +17,17 @@ extension SimulatedHost {
     public func attach(_ manager: SDKManager) {
         beforeEachLaunch { [weak manager] application in manager?.attach(to: application) }
     }
+
+    /// The SDK launch failures that reached this host unhandled — those of an attached manager
+    /// with no `launchErrorHandler` (or refused by single-instance mode), oldest first: what a
+    /// `ProcessHost` would log before ending the process. The whole reports are in
+    /// `unhandledErrors`.
+    ///
+    /// ```swift
+    /// host.attach(manager)                       // no launchErrorHandler
+    /// try host.launch(delegate: AppDelegate())
+    /// await manager.automaticLaunch?.value
+    /// #expect(host.unhandledLaunchErrors.map(\.phase) == [.config])
+    /// ```
+    public var unhandledLaunchErrors: [LaunchError] { unhandledErrors.compactMap { $0.error as? LaunchError } }
 }

@@ -79,6 +79,9 @@ public final class SmartStore: Sendable {
     private let closed = Atomic<Bool>(false)
     private let catalog: CatalogBox
     private let reader: StoreReader
+    /// This open store's holder: tells other instances of the app that it is open (see
+    /// ``StoreManager/removeStores(for:)``); released by ``close()``.
+    private let holder: FileLock
 
     /// The limits the store was opened with.
     public let configuration: Configuration
@@ -88,17 +91,28 @@ public final class SmartStore: Sendable {
     /// - Parameters:
     ///   - fileURL: The database file.
     ///   - configuration: The store's limits (``Configuration/queryStepBudget``).
+    /// While open, the store holds a lock on a holder file beside the database
+    /// (`store.sqlite-open.<pid>.<n>`), so that a logout in another instance of the app never
+    /// deletes it under this one (``StoreManager/removeStores(for:)``).
     /// - Throws: ``StoreError``: `cannotOpen` (no directory, no permission), `corruptDatabase`
-    ///   (not a SQLite database, damaged), `foreignDatabase` (another program's database).
+    ///   (not a SQLite database, damaged), `foreignDatabase` (another program's database),
+    ///   `storeClosed` (its user logged out in another instance, which left it marked for wiping).
     public init(fileURL: URL, configuration: Configuration = Configuration()) throws(StoreError) {
         self.fileURL = fileURL
         self.configuration = configuration
         let path = fileURL.path
-        try createPrivateFile(path)
-        let catalog = CatalogBox()
-        self.catalog = catalog
-        writer = Mutex(try StoreEngine(path: path, published: catalog, queryStepBudget: configuration.queryStepBudget))
-        reader = StoreReader(path: path, catalog: catalog, queryStepBudget: configuration.queryStepBudget)
+        let holder = try StoreHolders.hold(path)
+        do {
+            try createPrivateFile(path)
+            let catalog = CatalogBox()
+            self.catalog = catalog
+            writer = Mutex(try StoreEngine(path: path, published: catalog, queryStepBudget: configuration.queryStepBudget))
+            reader = StoreReader(path: path, catalog: catalog, queryStepBudget: configuration.queryStepBudget)
+        } catch {
+            StoreHolders.release(holder)
+            throw error
+        }
+        self.holder = holder
     }
 
     deinit { close() }
@@ -112,7 +126,13 @@ public final class SmartStore: Sendable {
             engine?.close()
             engine = nil
         }
+        StoreHolders.release(holder)
     }
+
+    /// Whether another instance of the app logged this store's owner out and left the store
+    /// marked for wiping: stop using it (the SDK manager closes and wipes it when it learns of
+    /// the logout).
+    public var isWipePending: Bool { StoreHolders.isWipePending(fileURL.path) }
 
     /// Whether ``close()`` was called.
     public var isClosed: Bool { closed.load(ordering: .acquiring) }

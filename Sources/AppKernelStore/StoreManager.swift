@@ -130,11 +130,19 @@ public final class StoreManager: Sendable {
 
     /// Closes and deletes every store of the owner (`removeAllStoresForUser:`): the owner's
     /// `stores` directory. Logout calls this for the user who leaves.
-    public func removeStores(for owner: StoreOwner) throws(StoreError) {
+    ///
+    /// A store another instance of the app has open (another process on the same data home, or
+    /// another manager) is not deleted under it: it is marked for wiping and left whole
+    /// (``StoreRemoval/pending(holders:)``); opening it is refused from then on, and the instance
+    /// that holds it finishes the wipe once it has learnt of the logout and closed it — by
+    /// calling this too.
+    @discardableResult
+    public func removeStores(for owner: StoreOwner) throws(StoreError) -> StoreRemoval {
         let directory = try directory(for: owner)
-        try open.withLock { (open: inout [Key: SmartStore]) throws(StoreError) in
+        return try open.withLock { (open: inout [Key: SmartStore]) throws(StoreError) -> StoreRemoval in
             for key in open.keys where key.owner == owner { open.removeValue(forKey: key)?.close() }
-            try Self.remove(directory)
+            let holders = try StoreHolders.removeStores(under: directory)
+            return holders.isEmpty ? .removed : .pending(holders: holders)
         }
     }
 
@@ -177,8 +185,10 @@ extension SmartStore {
         try StoreManager.shared(root: root).removeStore(named: name, for: owner)
     }
 
-    /// Closes and deletes every store of the owner (`removeAllStoresForUser:`).
-    public static func removeAllStores(for owner: StoreOwner, in root: URL) throws(StoreError) {
+    /// Closes and deletes every store of the owner (`removeAllStoresForUser:`); one another
+    /// instance has open is marked for wiping instead (see ``StoreManager/removeStores(for:)``).
+    @discardableResult
+    public static func removeAllStores(for owner: StoreOwner, in root: URL) throws(StoreError) -> StoreRemoval {
         try StoreManager.shared(root: root).removeStores(for: owner)
     }
 }

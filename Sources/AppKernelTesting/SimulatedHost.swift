@@ -31,6 +31,12 @@ public final class SimulatedHost {
     public let trace: TraceRecorder
     private let makeApplication: @MainActor (any ApplicationDelegate, (any FrameworkInterface)?, BootLoader) -> Application
     private var preparations: [@MainActor (Application) -> Void] = []
+    private var unhandledErrorObservations: [ListenerToken] = []
+    /// Every failure the apps this host launched reported as unhandled
+    /// (`Application.reportUnhandledError(_:subject:message:advice:exitStatus:)` — a failed launch no
+    /// launch-error handler took, say), oldest first, across relaunches. A process host would log
+    /// each and end the process; this host keeps them for the test to see.
+    public private(set) var unhandledErrors: [UnhandledError] = []
 
     /// Creates a host.
     /// - Parameters:
@@ -72,6 +78,7 @@ public final class SimulatedHost {
         let application = makeApplication(delegate, interface, bootLoader)
         trace.attach(to: application)
         self.application = application
+        unhandledErrorObservations.append(application.observeUnhandledErrors { [weak self] in self?.unhandledErrors.append($0) })
         for prepare in preparations { prepare(application) }
         try application.handle(.launch(options, inBackground: inBackground))
         return application

@@ -99,6 +99,9 @@ struct StoreFileTests {
         let relaunched = try StoreManager(root: directory.url).store(for: ada)
         #expect(try relaunched.count(.match(soupName: "accounts", path: "Description", matchKey: "cloud")) == 5)
         #expect(try relaunched.query(.exact(soupName: "accounts", path: "Employees", matchKey: 70)).first?["Name"] == "Acme 7")
+        // Issue 29: a store another manager (another instance) has open is not deleted under
+        // it, so the relaunched instance closes its store first.
+        relaunched.close()
         try SmartStore.removeAllStores(for: ada, in: directory.url)
         #expect(StoreManager(root: directory.url).allStoreNames(for: ada).isEmpty)
     }

@@ -217,4 +217,20 @@ struct AccountsAppTests {
         let bad = try await runExample("AccountsApp", arguments: ["--login-host", "ftp://x", "--client-id", "y"], status: 64, seconds: 30)
         #expect(bad.errors.hasPrefix("--login-host: 'ftp://x' is not an http(s) URL"))
     }
+
+    /// Issue 29: one instance a data home. A second AccountsApp on the same data home is refused
+    /// with the first one's pid and exit status 75, while the first runs on untouched.
+    @Test func aSecondInstanceOnTheSameDataHomeIsRefusedWith75() async throws {
+        let home = try TemporaryDataHome()
+        let first = try ChildProcess(executable: "AccountsApp", environment: home.environment, arguments: ["--interactive"])
+        #expect(await first.waitUntil(seconds: 60) { lines, _ in lines.contains { $0.contains("commands: list") } }, "stderr: \(first.errors)")
+        let second = try await runExample("AccountsApp", arguments: ["--interactive"], environment: home.environment, status: 75, seconds: 60)
+        let dataHome = home.url.appendingPathComponent("AccountsApp").path
+        #expect(second.errors.contains("already running as pid \(first.pid) with data home \(dataHome)"), "stderr: \(second.errors)")
+        #expect(second.lines.contains { $0.contains("terminated (exit 75)") }, "\(second.lines)")
+        #expect(!second.lines.contains { $0.contains("launch phase sdkInit done") }, "nothing of the app ran: \(second.lines)")
+        first.write("list\nquit\n")
+        #expect(await first.waitForExit(seconds: 60) == 0, "stderr: \(first.errors)")
+        #expect(first.lines.contains { $0.contains("Acme Corporation") }, "the first instance's data is intact")
+    }
 }

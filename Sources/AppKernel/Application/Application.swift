@@ -65,6 +65,10 @@ public final class Application {
     public internal(set) var openSessions: [SceneSession] = []
     /// What the application tolerated but a developer should know about, oldest first.
     public internal(set) var diagnostics: [Diagnostic] = []
+    /// Failures nothing in the app handled, oldest first (see ``reportUnhandledError(_:subject:message:advice:exitStatus:)``).
+    public internal(set) var unhandledErrors: [UnhandledError] = []
+    /// Who hears ``unhandledErrors`` as they are reported (the host).
+    let unhandledErrorObservers = ObserverList<UnhandledError>()
     /// Whether the app has a device token for remote notifications.
     public internal(set) var isRegisteredForRemoteNotifications = false
     /// The completion of the remote notification or background fetch that a background launch

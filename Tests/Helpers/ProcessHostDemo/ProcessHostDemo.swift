@@ -7,6 +7,8 @@
 //   DEMO_SDK_CONFIG=dir                attach an SDK manager whose bootconfig.json lives in dir
 //   DEMO_USR2_TERMINATES=1             map SIGUSR2 to termination and leave SIGUSR1 to the system
 //   DEMO_PHASES=1                      print "phase <engine>.<phase> began" as each phase begins
+//   DEMO_STAY_UP=1                     an unhandled error (a failed SDK launch) is logged but does not end the process
+//   DEMO_SINGLE_INSTANCE=dir           the SDK manager runs in single-instance mode with its data home in dir
 //   DEMO_HOLD=line                     after printing this line, block the main actor until a line
 //                                      arrives on standard input (a test's signal lands in that moment)
 import AppKernel
@@ -77,6 +79,7 @@ enum ProcessHostDemo {
             configuration.signalActions[SIGUSR2] = .terminate
             configuration.signalActions[SIGUSR1] = nil
         }
+        configuration.exitsOnUnhandledError = environment["DEMO_STAY_UP"] != "1"
         if let milliseconds = environment["APPKERNEL_TERMINATION_DEADLINE_MS"].flatMap(Int.init) {
             configuration.terminationDeadline = .milliseconds(milliseconds)
         }
@@ -94,6 +97,10 @@ enum ProcessHostDemo {
             }
             if let directory = environment["DEMO_SDK_CONFIG"] {
                 let manager = SDKManager(configDirectory: URL(fileURLWithPath: directory))
+                if let dataHome = environment["DEMO_SINGLE_INSTANCE"] {
+                    manager.dataDirectory = URL(fileURLWithPath: dataHome)
+                    manager.requiresSingleInstance = true
+                }
                 manager.attach(to: host.application)   // its launch is a launch gate; SIGHUP reloads its boot config
                 host.onConfigurationChange = { say("host.reload(\(manager.bootConfig?.remoteAccessConsumerKey ?? "-"))") }
             }

@@ -19,6 +19,32 @@ import AppKernelStore
 import Foundation
 
 let arguments = CommandLine.arguments
+
+// `StoreCrashWriter <database file> --runs <n> <tag>` (issue 29, two instances on one data home):
+// n runs, each opening the store, adding 1 to the shared counter and upserting its own entry
+// `<tag>-<run>` in one transaction, then closing it. Prints "runs <ok> errors <n> busy <n>" and
+// every error; exits 0 when every run committed.
+if arguments.count == 5, arguments[2] == "--runs", let runs = Int(arguments[3]) {
+    var failures: [String] = []
+    for run in 1...runs {
+        do {
+            let store = try SmartStore(fileURL: URL(fileURLWithPath: arguments[1]))
+            try store.inTransaction { tx in
+                let counter = try tx.query(.exact(soupName: "counter", path: "key", matchKey: "counter")).first?.objectValue
+                let count = counter?["count"]?.intValue ?? 0
+                try tx.upsert([["key": "counter", "count": .int(count + 1)]], intoSoup: "counter", externalIdPath: "key")
+                try tx.upsert([["key": .string("\(arguments[4])-\(run)")]], intoSoup: "runs", externalIdPath: "key")
+            }
+            store.close()
+        } catch {
+            failures.append("\(error)")
+        }
+    }
+    let busy = failures.filter { $0.contains("locked") || $0.contains("busy") || $0.contains("SQLite 5") }.count
+    print("runs \(runs - failures.count) errors \(failures.count) busy \(busy)")
+    for failure in failures { print("error: \(failure)") }
+    exit(failures.isEmpty ? 0 : 1)
+}
 guard arguments.count == 2 || (arguments.count == 3 && arguments[2] == "--broken") else {
     FileHandle.standardError.write(Data("usage: StoreCrashWriter <database file> [--broken]\n".utf8))
     exit(2)
