@@ -91,10 +91,11 @@ extension EmbeddedOrg {
     }
 
     /// Replaces the org's records (and adds the refresh tokens) persisted in `directory/org.json`.
-    /// - Throws: When the file is missing, not a snapshot, a link or anything but a regular file.
+    /// - Throws: When the file is missing or not a snapshot; `DataHomeError` when it or its folder
+    ///   is refused (a link, another user's, writable by others) — never read through a link.
     public func restore(from directory: URL) throws {
         let file = directory.appendingPathComponent(Self.persistedFileName)
-        guard let data = try PrivateFile.read(file, maximumSize: Self.maximumPersistedSize) else {
+        guard try PrivateDirectory.check(directory), let data = try PrivateFile.read(file, maximumSize: Self.maximumPersistedSize) else {
             throw DataHomeError(path: file.path, call: "open", code: ENOENT)
         }
         let snapshot = try JSONDecoder().decode(PersistedSnapshot.self, from: data)
