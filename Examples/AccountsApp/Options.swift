@@ -38,8 +38,8 @@ struct Options {
         environment: APPKERNEL_TRACE=launch.json writes the launch timeline (Chrome trace); set but
                      empty, it is refused
         exit status: 0 the app terminated normally, 1 it could not run (a failed launch or login, a
-                     data home refused) or its data could not be saved, 64 a bad command line or
-                     environment
+                     data home refused) or its data could not be saved,
+                     64 a bad command line or environment
         """
 
     init(_ arguments: [String]) throws(Error) {

@@ -102,14 +102,14 @@ extension CredentialStore {
 
 /// Stores each account as JSON in `<root>/<orgId>/<userId>/account.json`.
 ///
-/// - The root is a data home of its own, checked as ``PrivateDirectory`` says (ssh's
+/// - The root is a data home of its own, checked as Core's `PrivateDirectory` says (ssh's
 ///   `StrictModes`): the root and every folder down to a file is a real folder (a symbolic link
 ///   is refused, never followed), owned by the user and not writable by others; missing ones are
 ///   created `0700`; nothing found is `chmod`ed. A refusal is a ``CredentialStoreError`` whose
 ///   ``CredentialStoreError/dataHome`` names the folder and the fix.
-/// - Files are written by ``PrivateFile``: `0600` from their first byte, replaced atomically and
+/// - Files are written by Core's `PrivateFile`: `0600` from their first byte, replaced atomically and
 ///   `fsync`ed, so a reader, or a process killed mid-write, sees the old file or the new one.
-/// - Every change, and every load, runs under an advisory lock (``FileLock``, `<root>/.lock`), so
+/// - Every change, and every load, runs under an advisory lock (Core's `FileLock`, `<root>/.lock`), so
 ///   two instances of the app on one data home never interleave: a logout in one never removes
 ///   the org folder the other is writing an account into, and ``updatePendingRevocations(_:)``
 ///   is a read-modify-write that loses neither instance's revocations.

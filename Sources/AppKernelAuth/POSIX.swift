@@ -12,7 +12,7 @@ import Darwin
 // why it is sound. The rest of the module calls the small, safe wrappers below.
 
 /// The thin layer over the C library: loopback sockets, `poll`, a wake-up pipe (and the private
-/// file write, which is Core's ``PrivateFile``).
+/// file write, which is Core's `PrivateFile`).
 enum POSIX {
     /// The C library's message for `code`.
     static func message(_ code: Int32) -> String { String(cString: strerror(code)) }
@@ -178,7 +178,7 @@ enum POSIX {
 
     // MARK: Private files
 
-    /// Replaces `file` with `data` through Core's ``PrivateFile`` writer (`0600` from the first
+    /// Replaces `file` with `data` through Core's `PrivateFile` writer (`0600` from the first
     /// byte, atomic, `fsync`ed), its error as the credential store's.
     static func writePrivateFileAtomically(_ data: Data, to file: URL) throws(CredentialStoreError) {
         do { try PrivateFile.write(data, to: file) } catch { throw CredentialStoreError(error) }

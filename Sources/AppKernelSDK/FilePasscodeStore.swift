@@ -82,7 +82,7 @@ public struct FilePasscodeStore: PasscodeStore {
 
     /// Writes the record — marker first, then the record with its authentication code (owner-only,
     /// atomically, `fsync`ed) — or removes the record, then the marker; under the store's lock.
-    /// - Throws: ``AppKernelCore/DataHomeError`` when the folder is refused or a file cannot be
+    /// - Throws: `DataHomeError` when the folder is refused or a file cannot be
     ///   written (a full disk says so), `FileLockError` when another instance held the lock too long.
     public func save(_ record: PasscodeRecord?) throws {
         try locked { try saveLocked(record) }
