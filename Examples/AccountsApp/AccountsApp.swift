@@ -28,8 +28,10 @@ enum AccountsApp {
         }
         let delegate = AppDelegate()
         guard let manager = SDKManager.shared as? AccountsSDKManager else { fatalError("initializeSDK made another manager") }
+        // The data home is checked like ssh's StrictModes: a linked, foreign or open folder is
+        // refused with the fix, never followed or chmodded (AppKernelCore's DataHome).
         let dataDirectory: URL
-        do { dataDirectory = try DataHome.directory(for: "AccountsApp") } catch {
+        do { dataDirectory = try DataHome.forApp("AccountsApp").url } catch {
             FileHandle.standardError.write(Data("AccountsApp: \(error)\n".utf8))
             exit(1)
         }
@@ -78,8 +80,16 @@ enum AccountsApp {
             let hostStatus = await host.run()
             script.cancel()
             // A launch that failed (a refused login, say) ends the app gracefully, but not well.
-            let status = hostStatus == 0 && driver.launchFailed ? 1 : hostStatus
-            if let embeddedOrg { try? embeddedOrg.persist(to: dataDirectory.appendingPathComponent("embedded-org")) }
+            var status = hostStatus == 0 && driver.launchFailed ? 1 : hostStatus
+            // A second instance refused by the single-instance lock writes nothing: the data is
+            // the running instance's.
+            if let embeddedOrg, manager.holdsInstanceLock {
+                // It holds the users' refresh tokens: a failed write is said, and the exit says it too.
+                do { try embeddedOrg.persist(to: dataDirectory.appendingPathComponent("embedded-org")) } catch {
+                    FileHandle.standardError.write(Data("AccountsApp: the embedded org's records and tokens were NOT saved: \(error)\n".utf8))
+                    if status == 0 { status = 1 }
+                }
+            }
             switch host.timelineExport {
             case .written(let path): Console.say("launch timeline written to \(path)")
             case .failed(let path, let reason): Console.say("launch timeline NOT written to \(path): \(reason)")

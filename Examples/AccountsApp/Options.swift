@@ -37,7 +37,8 @@ struct Options {
                          --shortcut TYPE, --user-activity TYPE, --location, --fetch
         environment: APPKERNEL_TRACE=launch.json writes the launch timeline (Chrome trace); set but
                      empty, it is refused
-        exit status: 0 the app terminated normally, 1 it could not run (a failed launch or login),
+        exit status: 0 the app terminated normally, 1 it could not run (a failed launch or login, a
+                     data home refused) or its data could not be saved,
                      64 a bad command line or environment, 75 another instance is running on the
                      same data home (one instance a data home: it says which pid)
         """

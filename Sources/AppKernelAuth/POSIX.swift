@@ -1,3 +1,4 @@
+import AppKernelCore
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -10,8 +11,8 @@ import Darwin
 // Every use of an unsafe pointer in AppKernelAuth is in this file and POSIX+Loopback.swift, each
 // with a comment saying why it is sound. The rest of the module calls the small, safe wrappers below.
 
-/// The thin layer over the C library: loopback sockets, `poll`, a wake-up pipe, and the
-/// crash-safe private file write.
+/// The thin layer over the C library: loopback sockets, `poll`, a wake-up pipe (and the private
+/// file write, which is Core's `PrivateFile`).
 enum POSIX {
     /// The C library's message for `code`.
     static func message(_ code: Int32) -> String { String(cString: strerror(code)) }
@@ -124,55 +125,9 @@ enum POSIX {
 
     // MARK: Private files
 
-    /// Creates `directory` `0700` (if missing) and makes it `0700`.
-    static func makePrivateDirectory(_ directory: URL) throws(CredentialStoreError) {
-        if mkdir(directory.path, 0o700) != 0 && errno != EEXIST {
-            throw CredentialStoreError(path: directory.path, reason: "could not be created: \(message(errno))")
-        }
-        if chmod(directory.path, 0o700) != 0 {
-            throw CredentialStoreError(path: directory.path, reason: "could not be made private: \(message(errno))")
-        }
-    }
-
-    /// Replaces `file` with `data` so that a reader, or a process killed mid-write, sees the old
-    /// file or the new one, never a torn one; the file is `0600` from its first byte: a
-    /// temporary file is created `0600` with `O_CREAT | O_EXCL`, written, `fsync`ed, renamed over
-    /// `file`, and the directory `fsync`ed.
+    /// Replaces `file` with `data` through Core's `PrivateFile` writer (`0600` from the first
+    /// byte, atomic, `fsync`ed), its error as the credential store's.
     static func writePrivateFileAtomically(_ data: Data, to file: URL) throws(CredentialStoreError) {
-        let directory = file.deletingLastPathComponent()
-        let temporary = directory.appendingPathComponent(".\(file.lastPathComponent).\(SecureRandom.token(byteCount: 6)).tmp")
-        let descriptor = open(temporary.path, O_WRONLY | O_CREAT | O_EXCL, 0o600)
-        guard descriptor >= 0 else {
-            throw CredentialStoreError(path: temporary.path, reason: "could not be created: \(message(errno))")
-        }
-        var failure: String?
-        data.withUnsafeBytes { buffer in
-            var offset = 0
-            while offset < buffer.count {
-                // write(2) reads `buffer.count - offset` bytes from `offset` into the Data's
-                // bytes, borrowed for the closure; the range stays inside the buffer.
-                let written = write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    failure = "could not be written: \(message(errno))"
-                    return
-                }
-                offset += written
-            }
-        }
-        if failure == nil, fsync(descriptor) != 0 { failure = "could not be synced: \(message(errno))" }
-        close(descriptor)
-        if failure == nil, rename(temporary.path, file.path) != 0 {
-            failure = "could not replace \(file.lastPathComponent): \(message(errno))"
-        }
-        if let failure {
-            unlink(temporary.path)
-            throw CredentialStoreError(path: file.path, reason: failure)
-        }
-        let directoryDescriptor = open(directory.path, O_RDONLY)
-        if directoryDescriptor >= 0 {
-            fsync(directoryDescriptor)
-            close(directoryDescriptor)
-        }
+        do { try PrivateFile.write(data, to: file) } catch { throw CredentialStoreError(error) }
     }
 }

@@ -229,8 +229,9 @@ public final class UserAccountManager {
             failedRevocations.append((identity, failure))
             let willRetry = PendingRevocation.isWorthRetrying(failure)
             if willRetry {
-                keepPending(pendingRevocations + [PendingRevocation(identity: identity, revokeURL: config.revokeURL, clientID: account.clientID,
-                                                                    tokenTypeHint: hint, token: token, failure: failure)])
+                let revocation = PendingRevocation(identity: identity, revokeURL: config.revokeURL, clientID: account.clientID,
+                                                   tokenTypeHint: hint, token: token, failure: failure)
+                keepPending { $0 + [revocation] }
             }
             notify(.revocationFailed(identity, willRetry: willRetry))
         }
@@ -335,31 +336,33 @@ public final class UserAccountManager {
             var failure: OAuthError?
             do { try await pending.revoke(over: transport) } catch { failure = error }
             guard let failure else {
-                keepPending(pendingRevocations.filter { $0 != pending })
+                keepPending { $0.filter { $0 != pending } }
                 notify(.revocationCompleted(pending.identity))
                 continue
             }
             failedRevocations.append((pending.identity, failure))
             if PendingRevocation.isWorthRetrying(failure) {
-                keepPending(pendingRevocations.map { kept in
+                keepPending { $0.map { kept in
                     guard kept == pending else { return kept }
                     var updated = kept
                     updated.attempts += 1
                     updated.lastFailure = failure.description
                     return updated
-                })
+                } }
             } else {
-                keepPending(pendingRevocations.filter { $0 != pending })
+                keepPending { $0.filter { $0 != pending } }
                 notify(.revocationFailed(pending.identity, willRetry: false))
             }
         }
     }
 
-    /// Sets the pending list and writes it to the store (a failed write keeps it in memory,
-    /// and in ``loadProblems``' sense it is lost at exit; nothing better can be done).
-    private func keepPending(_ revocations: [PendingRevocation]) {
-        pendingRevocations = revocations
-        do { try store.savePendingRevocations(revocations) } catch {
+    /// Changes the pending list in the store — a read-modify-write, so what another instance of
+    /// the app added meanwhile is kept — and takes the store's list as the manager's. A failed
+    /// write changes the list in memory only (and in ``loadProblems``' sense it is lost at exit;
+    /// nothing better can be done).
+    private func keepPending(_ change: ([PendingRevocation]) -> [PendingRevocation]) {
+        do { pendingRevocations = try store.updatePendingRevocations(change) } catch {
+            pendingRevocations = change(pendingRevocations)
             loadProblems.append(CredentialStoreProblem(path: error.path, reason: "pending revocations not saved: \(error.reason)", movedTo: nil))
         }
     }

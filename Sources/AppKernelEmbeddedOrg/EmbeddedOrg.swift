@@ -116,6 +116,9 @@ public final class EmbeddedOrg: HTTPTransport, Sendable {
         var referenceCounter = 0
         /// Data requests answered, for `Sforce-Limit-Info` and `/limits`.
         var apiUsage = 0
+        /// What the org last restored from or persisted to its folder, as it saw it: the base a
+        /// later persist merges against (`EmbeddedOrg+Persistence.swift`).
+        var persisted: PersistedSnapshot?
     }
 
     let state = Mutex(State())
@@ -217,63 +220,6 @@ public final class EmbeddedOrg: HTTPTransport, Sendable {
         let first = fields["FirstName"]?.stringValue.map { $0 + " " } ?? ""
         fields["Name"] = .string(first + (fields["LastName"]?.stringValue ?? ""))
         return fields
-    }
-
-    // MARK: Persistence
-
-    /// The org's records, as stored in a folder.
-    private struct Snapshot: Codable {
-        struct StoredRecord: Codable {
-            var id: String
-            var type: String
-            var orgID: String
-            var isDeleted: Bool
-            /// The fields as a JSON object's text (types survive the round trip).
-            var fields: String
-        }
-        var nextNumber: Int
-        var records: [StoredRecord]
-        /// Refresh tokens still valid, with the user id each belongs to (a relaunched app keeps
-        /// its users logged in). Absent in older snapshots.
-        var refreshTokens: [String: String]?
-    }
-
-    /// Writes the org's records and its valid refresh tokens to `directory/org.json` (atomically,
-    /// owner-only: it holds tokens), so a later run can load them.
-    public func persist(to directory: URL) throws {
-        let snapshot = state.withLock { state in
-            Snapshot(nextNumber: state.nextNumber, records: state.order.compactMap { id in
-                state.records[id].map { record in
-                    Snapshot.StoredRecord(id: id, type: record.type, orgID: record.orgID, isDeleted: record.isDeleted,
-                                          fields: String(decoding: JSONValue.object(record.fields).jsonData(), as: UTF8.self))
-                }
-            }, refreshTokens: state.refreshTokens.mapValues(\.userID))
-        }
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
-        let file = directory.appendingPathComponent("org.json")
-        try encoder.encode(snapshot).write(to: file, options: .atomic)
-        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: file.path)
-    }
-
-    /// Replaces the org's records (and adds the refresh tokens) persisted in `directory/org.json`.
-    /// - Throws: When the file is missing or not a snapshot.
-    public func restore(from directory: URL) throws {
-        let snapshot = try JSONDecoder().decode(Snapshot.self, from: Data(contentsOf: directory.appendingPathComponent("org.json")))
-        state.withLock { state in
-            state.records = [:]
-            state.order = []
-            for stored in snapshot.records {
-                let fields = (try? JSONValue(jsonData: Data(stored.fields.utf8)))?.objectValue ?? [:]
-                state.records[stored.id] = Record(type: stored.type, orgID: stored.orgID, fields: fields, isDeleted: stored.isDeleted)
-                state.order.append(stored.id)
-            }
-            state.nextNumber = snapshot.nextNumber
-            for (token, userID) in snapshot.refreshTokens ?? [:] {
-                if let user = users.first(where: { $0.userID == userID }) { state.refreshTokens[token] = user }
-            }
-        }
     }
 
     // MARK: Questions tests ask

@@ -1,4 +1,5 @@
 import AppKernelAuth
+import AppKernelCore
 public import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -22,6 +23,11 @@ import Darwin
 ///
 /// Anything but a readable, authentic record — or no record and no marker — is
 /// ``PasscodeDamage``. Files are opened with `O_NOFOLLOW`: a symbolic link is never followed.
+/// Files are written by Core's `PrivateFile` (owner-only from the first byte) into a folder
+/// checked like a data home (`PrivateDirectory`: not a link, the user's, not writable by
+/// others; created `0700` when missing). Every write runs under an advisory lock
+/// (`passcode.lock`, a `FileLock`), and ``update(_:)`` reads, changes and writes the record as
+/// one step: two instances of the app counting wrong answers at once both count.
 public struct FilePasscodeStore: PasscodeStore {
     /// The record's file.
     public let url: URL
@@ -29,6 +35,11 @@ public struct FilePasscodeStore: PasscodeStore {
     public var keyURL: URL { url.deletingPathExtension().appendingPathExtension("key") }
     /// The marker that a passcode is set.
     public var markerURL: URL { url.deletingPathExtension().appendingPathExtension("set") }
+    /// The lock file every write holds.
+    public var lockURL: URL { url.deletingPathExtension().appendingPathExtension("lock") }
+    /// How long a write waits for another instance's write to finish before it fails (closed:
+    /// the answer is not judged). Default 5 seconds.
+    public var lockTimeout: Duration = .seconds(5)
 
     /// The largest record file read; a bigger one is damage.
     static let maximumFileSize = 64 << 10
@@ -70,12 +81,35 @@ public struct FilePasscodeStore: PasscodeStore {
     }
 
     /// Writes the record — marker first, then the record with its authentication code (owner-only,
-    /// atomically, `fsync`ed) — or removes the record, then the marker.
+    /// atomically, `fsync`ed) — or removes the record, then the marker; under the store's lock.
+    /// - Throws: `DataHomeError` when the folder is refused or a file cannot be
+    ///   written (a full disk says so), `FileLockError` when another instance held the lock too long.
     public func save(_ record: PasscodeRecord?) throws {
+        try locked { try saveLocked(record) }
+    }
+
+    /// Reads the record (checked, as ``loadVerified()``), changes it with `change` and stores the
+    /// result, holding the store's lock throughout: another instance's write cannot fall in
+    /// between, so no update is lost (two wrong answers in two instances count two).
+    /// - Returns: What was stored.
+    /// - Throws: ``PasscodeDamage`` when the record cannot be trusted (nothing is written), what
+    ///   `change` throws, or why the write failed.
+    public func update(_ change: (PasscodeRecord?) throws -> PasscodeRecord?) throws -> PasscodeRecord? {
+        try locked {
+            let updated = try change(try loadVerified())
+            try saveLocked(updated)
+            return updated
+        }
+    }
+
+    private func locked<T>(_ body: () throws -> T) throws -> T {
+        try PrivateDirectory.create(url.deletingLastPathComponent())
+        return try FileLock.withExclusiveLock(at: lockURL, timeout: lockTimeout, body)
+    }
+
+    private func saveLocked(_ record: PasscodeRecord?) throws {
         guard let record else {
-            for file in [url, markerURL] where (try? FileManager.default.attributesOfItem(atPath: file.path)) != nil {
-                try FileManager.default.removeItem(at: file)   // a symbolic link is removed, not its target
-            }
+            for file in [url, markerURL] { try PrivateFile.remove(file) }   // a symbolic link is removed, not its target
             return
         }
         let key = try installKey()
@@ -87,7 +121,8 @@ public struct FilePasscodeStore: PasscodeStore {
         try PrivateFile.write(encoder.encode(Envelope(version: 1, record: recordBytes.base64EncodedString(), mac: mac.hexString)), to: url)
     }
 
-    /// The install's key, made from the system's random source the first time.
+    /// The install's key, made from the system's random source the first time (under the lock:
+    /// two instances never make two keys).
     private func installKey() throws -> [UInt8] {
         if let key = try? Self.readRegularFile(keyURL), key.count == 32 { return Array(key) }
         let key = SecureRandom.bytes(32)
@@ -159,5 +194,14 @@ extension Array<UInt8> {
         case UInt8(ascii: "A")...UInt8(ascii: "F"): digit - UInt8(ascii: "A") + 10
         default: nil
         }
+    }
+}
+
+extension PasscodeStore {
+    /// ``loadVerified()``, `change`, then ``save(_:)``: one step for a store only one process uses.
+    public func update(_ change: (PasscodeRecord?) throws -> PasscodeRecord?) throws -> PasscodeRecord? {
+        let updated = try change(try loadVerified())
+        try save(updated)
+        return updated
     }
 }

@@ -50,6 +50,10 @@ public protocol PasscodeStore: Sendable {
     /// - Throws: ``PasscodeDamage`` when a passcode was set but its record cannot be read or
     ///   verified. The default answers ``load()``.
     func loadVerified() throws(PasscodeDamage) -> PasscodeRecord?
+    /// Reads the record (checked), changes it and stores the result as one step that another
+    /// instance of the app cannot interleave with; returns what was stored. The default loads,
+    /// changes and saves (enough for a store one process uses).
+    func update(_ change: (PasscodeRecord?) throws -> PasscodeRecord?) throws -> PasscodeRecord?
 }
 
 extension PasscodeStore {
@@ -301,16 +305,27 @@ public final class PasscodeManager {
     /// Counts a failure and stores it, then judges the answer: right clears the count (the lock
     /// is left to the caller).
     private func check(_ passcode: String) throws(PasscodeError) -> Bool {
-        let stored: PasscodeRecord?
-        do { stored = try record() } catch { throw .damaged(error) }
-        guard var record = stored else { throw .notSet }
-        record.failedAttempts += 1
-        do { try store.save(record) } catch { throw .storeFailed("\(error)") }
+        // One read-modify-write under the store's lock: wrong answers given in two instances at
+        // once are both counted.
+        let counted: PasscodeRecord?
+        do {
+            counted = try store.update { stored in
+                guard var stored else { return nil }
+                stored.failedAttempts += 1
+                return stored
+            }
+        } catch let error as PasscodeDamage { throw .damaged(error) } catch { throw .storeFailed("\(error)") }
+        guard let record = counted else { throw .notSet }
         guard PasscodeRecord.constantTimeEqual(Self.hash(passcode, salt: record.salt, iterations: record.iterations), record.hash) else {
             return false
         }
-        record.failedAttempts = 0
-        try? store.save(record)   // a count left at one too many errs on the safe side
+        // A count left at one too many errs on the safe side; a passcode another instance set
+        // meanwhile is kept.
+        _ = try? store.update { stored in
+            guard var stored, stored.salt == record.salt, stored.hash == record.hash else { return stored }
+            stored.failedAttempts = 0
+            return stored
+        }
         return true
     }
 

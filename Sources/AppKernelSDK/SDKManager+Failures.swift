@@ -56,6 +56,11 @@ extension SDKManager {
         }
     }
 
+    /// Whether this manager holds the single-instance lock of its ``dataDirectory`` (see
+    /// ``requiresSingleInstance``): an app that shares nothing until it does — a refused second
+    /// instance — writes nothing on its way out either.
+    public var holdsInstanceLock: Bool { instanceLock?.isHeld == true }
+
     /// The single-instance lock's file name in the data home.
     public static let instanceLockFileName = "instance.lock"
 

@@ -34,7 +34,9 @@ public enum StoreOwner: Sendable, Hashable, CustomStringConvertible {
 /// ```
 ///
 /// (with the database's `-wal` and `-shm` files beside it). Directories it creates are 0700 and
-/// databases 0600. A store is opened once and shared (`sharedStoreWithName:user:`) until it is
+/// databases 0600; every folder from the root down is checked as a data home's
+/// (`PrivateDirectory`): a symbolic link, another user's folder or one others may write to is
+/// refused (`cannotOpen`, naming the folder and the fix), never followed or `chmod`ed. A store is opened once and shared (`sharedStoreWithName:user:`) until it is
 /// removed; reopened after a relaunch, it has its data. ``removeStores(for:)`` closes and deletes
 /// a user's stores — what logout does.
 public final class StoreManager: Sendable {
@@ -119,12 +121,14 @@ public final class StoreManager: Sendable {
     }
 
     /// Closes and deletes one store (`removeSharedStoreWithName:forUser:`): its directory and
-    /// files. Later calls on a ``SmartStore`` it handed out fail with `storeClosed`.
-    public func removeStore(named name: String, for owner: StoreOwner) throws(StoreError) {
+    /// files. Later calls on a ``SmartStore`` it handed out fail with `storeClosed`. A store
+    /// another instance has open is marked for wiping instead, as ``removeStores(for:)`` does.
+    @discardableResult
+    public func removeStore(named name: String, for owner: StoreOwner) throws(StoreError) -> StoreRemoval {
         let url = try databaseURL(named: name, for: owner)
-        try open.withLock { (open: inout [Key: SmartStore]) throws(StoreError) in
+        return try open.withLock { (open: inout [Key: SmartStore]) throws(StoreError) -> StoreRemoval in
             open.removeValue(forKey: Key(name: name, owner: owner))?.close()
-            try Self.remove(url.deletingLastPathComponent())
+            return try remove(url.deletingLastPathComponent(), StoreHolders.removeStoreFolder)
         }
     }
 
@@ -141,34 +145,26 @@ public final class StoreManager: Sendable {
         let directory = try directory(for: owner)
         return try open.withLock { (open: inout [Key: SmartStore]) throws(StoreError) -> StoreRemoval in
             for key in open.keys where key.owner == owner { open.removeValue(forKey: key)?.close() }
-            let holders = try StoreHolders.removeStores(under: directory)
-            return holders.isEmpty ? .removed : .pending(holders: holders)
+            return try remove(directory, StoreHolders.removeStores(under:))
         }
     }
 
-    private static func remove(_ directory: URL) throws(StoreError) {
-        guard FileManager.default.fileExists(atPath: directory.path) else { return }
-        do { try FileManager.default.removeItem(at: directory) } catch {
-            throw StoreError(code: .cannotOpen, reason: "cannot be removed: \(error.localizedDescription)", file: directory.path)
+    /// Removes `directory` with `removal` — which leaves a store another instance holds marked
+    /// and whole — after checking every folder down to it: nothing is removed through a link.
+    private func remove(_ directory: URL, _ removal: (URL) throws(StoreError) -> [Int32]) throws(StoreError) -> StoreRemoval {
+        do { guard try PrivateDirectory.check(directory, home: root) else { return .removed } } catch {
+            throw StoreError(code: .cannotOpen, reason: error.description, file: error.path)
         }
+        let holders = try removal(directory)
+        return holders.isEmpty ? .removed : .pending(holders: holders)
     }
 
-    /// Creates `directory` and any missing parent, each with mode 0700.
+    /// Creates `directory` and what is missing above it `0700`, checking every folder from the
+    /// root down as a data home's (`PrivateDirectory`: never a link, the user's, not writable by
+    /// others) — a linked `stores/` is refused, never followed or `chmod`ed.
     private func makePrivateDirectories(down directory: URL) throws(StoreError) {
-        var missing: [URL] = []
-        var current = directory
-        while !FileManager.default.fileExists(atPath: current.path), current.path != "/" {
-            missing.append(current)
-            current = current.deletingLastPathComponent()
-        }
-        for url in missing.reversed() {
-            if mkdir(url.path, 0o700) != 0 && errno != EEXIST {
-                throw StoreError(code: .cannotOpen, reason: "cannot be created: \(String(cString: strerror(errno)))", file: url.path)
-            }
-            // mkdir's mode is masked by the umask: set it exactly.
-            guard chmod(url.path, 0o700) == 0 else {
-                throw StoreError(code: .cannotOpen, reason: "cannot be made private: \(String(cString: strerror(errno)))", file: url.path)
-            }
+        do { try PrivateDirectory.create(directory, home: root) } catch {
+            throw StoreError(code: .cannotOpen, reason: error.description, file: error.path)
         }
     }
 }
