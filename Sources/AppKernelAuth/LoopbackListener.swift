@@ -36,6 +36,25 @@ final class LoopbackListener: Sendable {
 
     /// How a socket is made: ``POSIX/listenOnLoopback(_:port:)``, or a test's stand-in that fails.
     typealias Bind = (POSIX.LoopbackAddress, UInt16) throws(POSIX.ListenFailure) -> (descriptor: Int32, port: UInt16)
+    /// How a connection is accepted: ``POSIX/acceptConnection(_:)``, or a test's stand-in that
+    /// fails as a process out of descriptors would.
+    typealias Accept = @Sendable (Int32) -> POSIX.AcceptResult
+    /// The limits on the connections it serves.
+    typealias Limits = LoopbackConnections.Limits
+
+    /// One turn of the serving loop, as it is about to wait in `poll`: what a test counts to
+    /// show the loop sleeps (no busy spin) and holds no more connections than its limit.
+    struct Turn: Sendable, Equatable {
+        /// The connections open.
+        var open: Int
+        /// Whether the listening sockets are polled (not resting after a failed accept).
+        var listening: Bool
+    }
+
+    /// The limits on the connections it serves.
+    let limits: Limits
+    private let accept: Accept
+    private let onTurn: (@Sendable (Turn) -> Void)?
 
     private let listeners: [Int32]
     private let wakePipe: (read: Int32, write: Int32)
@@ -51,12 +70,17 @@ final class LoopbackListener: Sendable {
     /// - Parameters:
     ///   - host: The redirect URI's host: `localhost` listens on `127.0.0.1` and `::1`, anything
     ///     else (`127.0.0.1`) on `127.0.0.1` alone.
+    ///   - limits: The limits on its connections (open at once, request size, deadline).
     ///   - bind: Makes one listening socket; tests pass one that fails as a machine without IPv6
     ///     would.
+    ///   - accept: Accepts one connection; tests pass one that fails as a process out of
+    ///     descriptors would.
+    ///   - onTurn: Called at every turn of the serving loop, on its thread; for tests.
     /// - Throws: ``OAuthError/portInUse(_:address:)`` when another program listens at one of the
     ///   addresses (none is left open), ``OAuthError/listenerFailed(_:)`` otherwise.
-    init(port: UInt16, path: String, host: String = "127.0.0.1",
-         bind: Bind = { (address, port) throws(POSIX.ListenFailure) in try POSIX.listenOnLoopback(address, port: port) }) throws(OAuthError) {
+    init(port: UInt16, path: String, host: String = "127.0.0.1", limits: Limits = .default,
+         bind: Bind = { (address, port) throws(POSIX.ListenFailure) in try POSIX.listenOnLoopback(address, port: port) },
+         accept: @escaping Accept = { POSIX.acceptConnection($0) }, onTurn: (@Sendable (Turn) -> Void)? = nil) throws(OAuthError) {
         let wanted: [POSIX.LoopbackAddress] = host.lowercased() == "localhost" ? [.ipv4, .ipv6] : [.ipv4]
         let bound = try Self.bindAll(wanted, port: port, bind: bind)
         guard let pipe = POSIX.pipe() else {
@@ -68,6 +92,9 @@ final class LoopbackListener: Sendable {
         wakePipe = pipe
         self.port = bound.port
         self.path = path.isEmpty ? "/" : path
+        self.limits = limits
+        self.accept = accept
+        self.onTurn = onTurn
         phase = Mutex(.bound)
     }
 
@@ -184,10 +211,11 @@ final class LoopbackListener: Sendable {
         var outcome: Result<URL, OAuthError>?
         while outcome == nil {
             let descriptors = [wakePipe.read] + listeners + connections.keys.sorted()
+            onTurn?(Turn(open: connections.count, listening: true))
             let ready = POSIX.pollReadable(descriptors, timeoutMilliseconds: connections.isEmpty ? -1 : 1000)
             if ready[0] { break }
             for (index, listener) in listeners.enumerated() where ready[index + 1] {
-                while let connection = POSIX.accept(listener) { connections[connection] = Connection() }
+                while case .connection(let connection) = accept(listener) { connections[connection] = Connection() }
             }
             for (index, descriptor) in descriptors.enumerated().dropFirst(1 + listeners.count) where ready[index] {
                 guard var connection = connections[descriptor] else { continue }
@@ -201,7 +229,7 @@ final class LoopbackListener: Sendable {
                 case .bytes(let bytes):
                     connection.bytes += bytes
                 }
-                let complete = connection.bytes.count >= Self.headLimit || Self.endOfHead(in: connection.bytes)
+                let complete = connection.bytes.count >= limits.requestBytes || Self.endOfHead(in: connection.bytes)
                 guard complete else {
                     connections[descriptor] = connection
                     continue
@@ -216,7 +244,7 @@ final class LoopbackListener: Sendable {
                 }
             }
             let now = ContinuousClock.now
-            for (descriptor, connection) in connections where now - connection.opened > Self.idleLimit {
+            for (descriptor, connection) in connections where now - connection.opened > limits.connectionDeadline {
                 POSIX.close(descriptor)
                 connections[descriptor] = nil
             }
@@ -241,7 +269,7 @@ final class LoopbackListener: Sendable {
 
     /// The answer to one request, and the callback URL when it is the awaited callback.
     private func answer(_ bytes: [UInt8], state expected: String, host: String) -> (response: [UInt8], callback: URL?) {
-        guard bytes.count < Self.headLimit else {
+        guard bytes.count < limits.requestBytes else {
             return (Self.page(431, "Request too large", "This request is too large to be a login redirect."), nil)
         }
         let head = String(decoding: bytes, as: UTF8.self)
