@@ -30,6 +30,12 @@ extension POSIX {
         case failed(String)
     }
 
+    /// How many connections the kernel queues for a listening socket before `accept` takes
+    /// them: deep enough that a local flood of connects does not make the browser's own connect
+    /// wait for a SYN retransmission (1 s, then 3 s…); the queued connections are the kernel's,
+    /// not this process's descriptors.
+    static let backlog: Int32 = 128
+
     /// A TCP socket listening on `address`:`port` (0: an ephemeral port), non-blocking, with
     /// `SO_REUSEADDR` (which on Linux still refuses a port another socket listens on); an IPv6
     /// socket is `IPV6_V6ONLY`, so it never shares a port with an IPv4 one.
@@ -83,7 +89,7 @@ extension POSIX {
             if code == EADDRINUSE { throw .portInUse }
             throw code == EADDRNOTAVAIL || code == EAFNOSUPPORT ? .unavailable(reason) : .failed(reason)
         }
-        guard listen(descriptor, 16) == 0 else {
+        guard listen(descriptor, backlog) == 0 else {
             let code = errno
             close(descriptor)
             throw code == EADDRINUSE ? .portInUse : .failed("listen \(address.rawValue) port \(port): \(message(code))")

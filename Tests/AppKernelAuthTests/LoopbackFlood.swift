@@ -17,16 +17,27 @@ final class LoopbackFlood {
 
     private let descriptors: [Int32]
 
-    /// Opens `count` connections to `127.0.0.1:port` and keeps them open, sending nothing.
-    init(count: Int, port: UInt16) throws {
-        var opened: [Int32] = []
-        for _ in 0..<count {
-            do { opened.append(try Self.connect(port: port)) } catch {
-                opened.forEach { _ = close($0) }
-                throw error
-            }
+    private init(descriptors: [Int32]) {
+        self.descriptors = descriptors
+    }
+
+    /// Opens `count` connections to `127.0.0.1:port` and keeps them open, sending nothing. The
+    /// connects run on a thread of their own: one blocks while the listener's queue is full,
+    /// and must not hold up the concurrency pool the listener's own task needs.
+    static func open(count: Int, port: UInt16) async throws -> LoopbackFlood {
+        let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<[Int32], any Error>, Never>) in
+            Thread {
+                var opened: [Int32] = []
+                for _ in 0..<count {
+                    do { opened.append(try connect(port: port)) } catch {
+                        opened.forEach { _ = close($0) }
+                        return continuation.resume(returning: .failure(error))
+                    }
+                }
+                continuation.resume(returning: .success(opened))
+            }.start()
         }
-        descriptors = opened
+        return LoopbackFlood(descriptors: try result.get())
     }
 
     deinit { descriptors.forEach { _ = close($0) } }
@@ -40,7 +51,7 @@ final class LoopbackFlood {
         }.count
     }
 
-    static func connect(port: UInt16) throws -> Int32 {
+    static func connect(port: UInt16) throws(Failure) -> Int32 {
         #if canImport(Glibc)
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         #else

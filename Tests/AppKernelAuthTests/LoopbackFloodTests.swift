@@ -24,7 +24,7 @@ struct LoopbackFloodTests {
         let log = TurnLog()
         let listener = try LoopbackListener(port: 0, path: "/cb", onTurn: { log.record($0) })
         let wait = Task { try await listener.waitForCallback(state: "s", host: "127.0.0.1") }
-        let flood = try LoopbackFlood(count: 500, port: listener.port)
+        let flood = try await LoopbackFlood.open(count: 500, port: listener.port)
 
         let callback = try await LoopbackClient.get("127.0.0.1", port: listener.port, "/cb?code=c&state=s")
         #expect(callback.status == 200 && callback.text.contains("You are logged in"))
@@ -39,7 +39,7 @@ struct LoopbackFloodTests {
         let listener = try LoopbackListener(port: 0, path: "/cb", onTurn: { log.record($0) })
         defer { listener.stop(.cancelled) }
         let wait = Task { try await listener.waitForCallback(state: "s", host: "127.0.0.1") }
-        let flood = try LoopbackFlood(count: 500, port: listener.port)
+        let flood = try await LoopbackFlood.open(count: 500, port: listener.port)
         // Real time on purpose: what the loop does while nothing happens. The last of the
         // queued connections are accepted in a few turns; after that, none until a deadline.
         let before = log.turns
