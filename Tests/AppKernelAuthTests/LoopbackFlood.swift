@@ -79,6 +79,21 @@ final class LoopbackFlood {
         return descriptor
     }
 
+    /// Whether the listener closes `descriptor` (a read sees end of file or a reset) within
+    /// `milliseconds`; waits on a thread of its own, never on the concurrency pool the
+    /// listener's own task needs.
+    static func closedByPeer(_ descriptor: Int32, within milliseconds: Int32) async -> Bool {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+            Thread {
+                var entry = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+                guard poll(&entry, 1, milliseconds) == 1 else { return continuation.resume(returning: false) }
+                var buffer = [UInt8](repeating: 0, count: 64)
+                let count = buffer.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
+                continuation.resume(returning: count <= 0)
+            }.start()
+        }
+    }
+
     /// Connects to `127.0.0.1:port` and sends the start of a request one byte every `interval`,
     /// never finishing it, until the listener closes the connection or `giveUp` passes.
     /// - Returns: How long the connection stayed open, or `nil` if it was still open at `giveUp`.
