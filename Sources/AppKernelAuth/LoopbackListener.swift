@@ -18,8 +18,12 @@ import Synchronization
 /// with a duplicated parameter or for another host name (DNS rebinding) is refused with an error
 /// page and the wait goes on: a stray tab or a forged answer that arrives first cannot end the
 /// login. Connections are served side by side (a browser's idle pre-connection does not hold the
-/// real one up), read with a 16 KB limit and dropped after 10 s of silence. Nothing in a request
-/// is echoed into a page unescaped.
+/// real one up), within ``LoopbackConnections/Limits``: at most 32 open (one more closes the
+/// oldest, so a local program's flood of idle connections holds 32 descriptors and cannot keep
+/// the browser out), a request head of at most 16 KB, and 10 s from accept to close whatever
+/// the peer sends (a byte-a-second drip included). When `accept` fails for want of descriptors
+/// the listening sockets rest 100 ms: the loop waits in `poll` and never spins. Nothing in a
+/// request is echoed into a page unescaped.
 final class LoopbackListener: Sendable {
     /// The port it listens on (the ephemeral one when asked for port 0), the same on every address.
     let port: UInt16
@@ -36,6 +40,25 @@ final class LoopbackListener: Sendable {
 
     /// How a socket is made: ``POSIX/listenOnLoopback(_:port:)``, or a test's stand-in that fails.
     typealias Bind = (POSIX.LoopbackAddress, UInt16) throws(POSIX.ListenFailure) -> (descriptor: Int32, port: UInt16)
+    /// How a connection is accepted: ``POSIX/acceptConnection(_:)``, or a test's stand-in that
+    /// fails as a process out of descriptors would.
+    typealias Accept = @Sendable (Int32) -> POSIX.AcceptResult
+    /// The limits on the connections it serves.
+    typealias Limits = LoopbackConnections.Limits
+
+    /// One turn of the serving loop, as it is about to wait in `poll`: what a test counts to
+    /// show the loop sleeps (no busy spin) and holds no more connections than its limit.
+    struct Turn: Sendable, Equatable {
+        /// The connections open.
+        var open: Int
+        /// Whether the listening sockets are polled (not resting after a failed accept).
+        var listening: Bool
+    }
+
+    /// The limits on the connections it serves.
+    let limits: Limits
+    private let accept: Accept
+    private let onTurn: (@Sendable (Turn) -> Void)?
 
     private let listeners: [Int32]
     private let wakePipe: (read: Int32, write: Int32)
@@ -51,12 +74,17 @@ final class LoopbackListener: Sendable {
     /// - Parameters:
     ///   - host: The redirect URI's host: `localhost` listens on `127.0.0.1` and `::1`, anything
     ///     else (`127.0.0.1`) on `127.0.0.1` alone.
+    ///   - limits: The limits on its connections (open at once, request size, deadline).
     ///   - bind: Makes one listening socket; tests pass one that fails as a machine without IPv6
     ///     would.
+    ///   - accept: Accepts one connection; tests pass one that fails as a process out of
+    ///     descriptors would.
+    ///   - onTurn: Called at every turn of the serving loop, on its thread; for tests.
     /// - Throws: ``OAuthError/portInUse(_:address:)`` when another program listens at one of the
     ///   addresses (none is left open), ``OAuthError/listenerFailed(_:)`` otherwise.
-    init(port: UInt16, path: String, host: String = "127.0.0.1",
-         bind: Bind = { (address, port) throws(POSIX.ListenFailure) in try POSIX.listenOnLoopback(address, port: port) }) throws(OAuthError) {
+    init(port: UInt16, path: String, host: String = "127.0.0.1", limits: Limits = .default,
+         bind: Bind = { (address, port) throws(POSIX.ListenFailure) in try POSIX.listenOnLoopback(address, port: port) },
+         accept: @escaping Accept = { POSIX.acceptConnection($0) }, onTurn: (@Sendable (Turn) -> Void)? = nil) throws(OAuthError) {
         let wanted: [POSIX.LoopbackAddress] = host.lowercased() == "localhost" ? [.ipv4, .ipv6] : [.ipv4]
         let bound = try Self.bindAll(wanted, port: port, bind: bind)
         guard let pipe = POSIX.pipe() else {
@@ -68,6 +96,9 @@ final class LoopbackListener: Sendable {
         wakePipe = pipe
         self.port = bound.port
         self.path = path.isEmpty ? "/" : path
+        self.limits = limits
+        self.accept = accept
+        self.onTurn = onTurn
         phase = Mutex(.bound)
     }
 
@@ -171,57 +202,66 @@ final class LoopbackListener: Sendable {
 
     // MARK: The serving loop (its own thread: it blocks in poll)
 
-    private struct Connection {
-        var bytes: [UInt8] = []
-        let opened = ContinuousClock.now
-    }
-
-    private static let headLimit = 16 * 1024
-    private static let idleLimit = Duration.seconds(10)
-
+    /// Serves connections until the callback arrives or the wait is stopped. Each turn: close
+    /// what passed its deadline, wait in `poll` (until a socket is ready, the next deadline, or
+    /// the end of a rest after a failed accept — never a busy wait), read the ready connections
+    /// first (one accepted last turn is read before newcomers can push it out), then accept a
+    /// bounded number of newcomers. The rules are ``LoopbackConnections``'.
     private func serve(state: String, host: String) {
-        var connections: [Int32: Connection] = [:]
+        var connections = LoopbackConnections(limits: limits)
+        let acceptsPerTurn = connections.acceptsPerTurn(listeners: listeners.count)
         var outcome: Result<URL, OAuthError>?
-        while outcome == nil {
-            let descriptors = [wakePipe.read] + listeners + connections.keys.sorted()
-            let ready = POSIX.pollReadable(descriptors, timeoutMilliseconds: connections.isEmpty ? -1 : 1000)
-            if ready[0] { break }
-            for (index, listener) in listeners.enumerated() where ready[index + 1] {
-                while let connection = POSIX.accept(listener) { connections[connection] = Connection() }
+        turns: while outcome == nil {
+            let now = ContinuousClock.now
+            connections.expire(at: now).forEach(POSIX.close)
+            let listening = connections.isAccepting(at: now)
+            let polled = listening ? listeners : []
+            let open = connections.descriptors
+            onTurn?(Turn(open: open.count, listening: listening))
+            let ready: [Bool]
+            switch POSIX.waitReadable([wakePipe.read] + polled + open, timeoutMilliseconds: connections.pollTimeout(at: now)) {
+            case .ready(let flags): ready = flags
+            case .interrupted: continue
+            case .failed(let code):
+                outcome = .failure(.listenerFailed("poll: \(POSIX.message(code))"))
+                break turns
             }
-            for (index, descriptor) in descriptors.enumerated().dropFirst(1 + listeners.count) where ready[index] {
-                guard var connection = connections[descriptor] else { continue }
+            if ready[0] { break }
+            for (index, descriptor) in open.enumerated() where ready[1 + polled.count + index] {
                 switch POSIX.read(descriptor) {
                 case .wouldBlock:
                     continue
                 case .closed:
+                    connections.remove(descriptor)
                     POSIX.close(descriptor)
-                    connections[descriptor] = nil
-                    continue
                 case .bytes(let bytes):
-                    connection.bytes += bytes
-                }
-                let complete = connection.bytes.count >= Self.headLimit || Self.endOfHead(in: connection.bytes)
-                guard complete else {
-                    connections[descriptor] = connection
-                    continue
-                }
-                let (response, callback) = answer(connection.bytes, state: state, host: host)
-                POSIX.writeAll(descriptor, response)
-                POSIX.close(descriptor)
-                connections[descriptor] = nil
-                if let callback {
-                    outcome = .success(callback)
-                    break
+                    guard let head = connections.received(bytes, on: descriptor) else { continue }
+                    let (response, callback) = answer(head, state: state, host: host)
+                    POSIX.writeAll(descriptor, response)
+                    POSIX.close(descriptor)
+                    if let callback {
+                        outcome = .success(callback)
+                        break turns
+                    }
                 }
             }
-            let now = ContinuousClock.now
-            for (descriptor, connection) in connections where now - connection.opened > Self.idleLimit {
-                POSIX.close(descriptor)
-                connections[descriptor] = nil
+            for (index, listener) in polled.enumerated() where ready[1 + index] {
+                accepting: for _ in 0..<acceptsPerTurn {
+                    switch accept(listener) {
+                    case .connection(let descriptor):
+                        if let oldest = connections.accepted(descriptor, at: ContinuousClock.now) { POSIX.close(oldest) }
+                    case .none:
+                        break accepting
+                    case .failed:
+                        // Out of descriptors or memory: the connection stays queued and the
+                        // listening socket readable; rest rather than retry at once.
+                        connections.acceptFailed(at: ContinuousClock.now)
+                        break accepting
+                    }
+                }
             }
         }
-        for descriptor in connections.keys { POSIX.close(descriptor) }
+        connections.descriptors.forEach(POSIX.close)
         let continuation: CheckedContinuation<Result<URL, OAuthError>, Never>? = phase.withLock { phase in
             guard case .serving(let continuation) = phase else { return nil }
             phase = .finished
@@ -231,17 +271,9 @@ final class LoopbackListener: Sendable {
         continuation?.resume(returning: outcome ?? .failure(stopReason.withLock { $0 } ?? .cancelled))
     }
 
-    private static func endOfHead(in bytes: [UInt8]) -> Bool {
-        guard bytes.count >= 4 else { return false }
-        for index in 0...(bytes.count - 4) where bytes[index] == 13 && bytes[index + 1] == 10 && bytes[index + 2] == 13 && bytes[index + 3] == 10 {
-            return true
-        }
-        return false
-    }
-
     /// The answer to one request, and the callback URL when it is the awaited callback.
     private func answer(_ bytes: [UInt8], state expected: String, host: String) -> (response: [UInt8], callback: URL?) {
-        guard bytes.count < Self.headLimit else {
+        guard bytes.count < limits.requestBytes else {
             return (Self.page(431, "Request too large", "This request is too large to be a login redirect."), nil)
         }
         let head = String(decoding: bytes, as: UTF8.self)

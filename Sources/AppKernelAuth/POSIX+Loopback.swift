@@ -30,6 +30,12 @@ extension POSIX {
         case failed(String)
     }
 
+    /// How many connections the kernel queues for a listening socket before `accept` takes
+    /// them: deep enough that a local flood of connects does not make the browser's own connect
+    /// wait for a SYN retransmission (1 s, then 3 s…); the queued connections are the kernel's,
+    /// not this process's descriptors.
+    static let backlog: Int32 = 128
+
     /// A TCP socket listening on `address`:`port` (0: an ephemeral port), non-blocking, with
     /// `SO_REUSEADDR` (which on Linux still refuses a port another socket listens on); an IPv6
     /// socket is `IPV6_V6ONLY`, so it never shares a port with an IPv4 one.
@@ -83,7 +89,7 @@ extension POSIX {
             if code == EADDRINUSE { throw .portInUse }
             throw code == EADDRNOTAVAIL || code == EAFNOSUPPORT ? .unavailable(reason) : .failed(reason)
         }
-        guard listen(descriptor, 16) == 0 else {
+        guard listen(descriptor, backlog) == 0 else {
             let code = errno
             close(descriptor)
             throw code == EADDRINUSE ? .portInUse : .failed("listen \(address.rawValue) port \(port): \(message(code))")
@@ -109,5 +115,73 @@ extension POSIX {
         }
         setNonBlocking(descriptor)
         return (descriptor, boundPort)
+    }
+}
+
+// The serving loop's accept and poll, which say why they failed: the loop must tell "nothing
+// now" from "cannot now" (out of descriptors) to back off instead of spinning.
+extension POSIX {
+    /// What accepting a connection gave.
+    enum AcceptResult: Equatable, Sendable {
+        /// A new connection: blocking, close-on-exec, with a 2-second send timeout so that a
+        /// peer that stops reading cannot hold a writer.
+        case connection(Int32)
+        /// Nothing to take now: none waiting (`EAGAIN`), interrupted (`EINTR`), or the one
+        /// waiting was reset before it was taken (`ECONNABORTED`, `EPROTO`).
+        case none
+        /// Accepting failed and would fail again at once — out of descriptors (`EMFILE`,
+        /// `ENFILE`), of memory (`ENOBUFS`, `ENOMEM`), or anything else; the connection stays
+        /// queued. The `errno`.
+        case failed(Int32)
+    }
+
+    /// Accepts one pending connection of the non-blocking listening socket `listener`.
+    static func acceptConnection(_ listener: Int32) -> AcceptResult {
+        #if canImport(Glibc)
+        let connection = Glibc.accept(listener, nil, nil)
+        #elseif canImport(Musl)
+        let connection = Musl.accept(listener, nil, nil)
+        #else
+        let connection = Darwin.accept(listener, nil, nil)
+        #endif
+        guard connection >= 0 else {
+            let code = errno
+            switch code {
+            case EAGAIN, EWOULDBLOCK, EINTR, ECONNABORTED, EPROTO: return .none
+            default: return .failed(code)
+            }
+        }
+        // Not inherited by a program this process starts later (the browser opener, say); set
+        // right after accept, as Glibc's module does not offer accept4(SOCK_CLOEXEC).
+        _ = fcntl(connection, F_SETFD, FD_CLOEXEC)
+        var timeout = timeval(tv_sec: 2, tv_usec: 0)
+        // `&timeout` points at a local timeval for the duration of the call; its size is given.
+        _ = setsockopt(connection, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        return .connection(connection)
+    }
+
+    /// What waiting in `poll` gave.
+    enum PollResult: Equatable, Sendable {
+        /// For each descriptor in order, whether it is ready (readable, at end of file, in error
+        /// or hung up); all `false` when the time ran out.
+        case ready([Bool])
+        /// A signal interrupted the wait (`EINTR`): wait again.
+        case interrupted
+        /// `poll` failed (`ENOMEM`, `EINVAL`): the `errno`.
+        case failed(Int32)
+    }
+
+    /// Waits until one of `descriptors` is readable, at end of file or in error, or
+    /// `timeoutMilliseconds` pass (-1: no limit).
+    static func waitReadable(_ descriptors: [Int32], timeoutMilliseconds: Int32) -> PollResult {
+        var entries = descriptors.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
+        // poll(2) reads and updates exactly `entries.count` pollfd structures in the array's
+        // storage, borrowed exclusively for the call.
+        let ready = entries.withUnsafeMutableBufferPointer { poll($0.baseAddress, nfds_t($0.count), timeoutMilliseconds) }
+        if ready < 0 {
+            let code = errno
+            return code == EINTR ? .interrupted : .failed(code)
+        }
+        return .ready(entries.map { $0.revents != 0 })
     }
 }
