@@ -28,7 +28,10 @@
 //   7. SmartStore: an upsert of 100k entries (--quick: 10k) against raw SQLite inserts, indexed
 //      exact and range queries, and a Smart SQL join of two 10k-entry soups (StoreBenchmarks.swift);
 //   8. MobileSync: a sync down of 20,000 records (--quick: 4,000) in pages of 2,000 (400) from
-//      the embedded org through URLSession into a SmartStore file, and the resident-memory growth.
+//      the embedded org through URLSession into a SmartStore file, and the resident-memory growth;
+//   9. a hostile body of 1 GB (--quick: 256 MB), announced and not, over loopback to RestClient
+//      through SocketTransport and URLSessionTransport: outcome, time, peak memory growth
+//      (HostileBodyBenchmark.swift).
 //
 // The targets at the end are reported, never enforced: the run exits 0 whatever the timings.
 import AppKernel
@@ -208,6 +211,18 @@ enum AppKernelBenchmarks {
                      sync.residentGrowthMB))
         targets.append((String(format: "sync down of %@ records in pages of %@: peak memory grows < 50 MB (%.1f MB)", Format.count(sync.records),
                                Format.count(sync.pageSize), sync.peakGrowthMB), sync.peakMeasured && sync.peakGrowthMB < 50))
+
+        // 9. A hostile body: 1 GB over loopback, through the default transport and URLSession.
+        let bodyBytes = quick ? 256 << 20 : 1 << 30
+        let hostile = try await HostileBodyBenchmark.run(bytes: bodyBytes)
+        print(table(title: "A hostile body of \(bodyBytes >> 20) MB over loopback to RestClient (limit 64 MiB), one call each",
+                    header: ["transport", "body", "outcome", "time", "peak growth", "server sent"],
+                    rows: hostile.map { Row(name: $0.transport, values: [$0.answer, $0.outcome, Format.time($0.seconds),
+                                                                        String(format: "%.1f MB", $0.peakGrowthMB), String(format: "%.1f MB", $0.sentMB)]) }) + "\n")
+        for figures in hostile where figures.transport == "SocketTransport" {
+            targets.append((String(format: "a %@ hostile body of %d MB through SocketTransport: refused, peak memory grows < 100 MB (%.1f MB)",
+                                   figures.answer, bodyBytes >> 20, figures.peakGrowthMB), figures.refused && figures.peakGrowthMB < 100))
+        }
 
         print("Targets (reported, never enforced):")
         for (name, met) in targets { print("  \(met ? "met " : "MISS") \(name)") }
