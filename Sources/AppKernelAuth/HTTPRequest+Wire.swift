@@ -37,7 +37,7 @@ extension HTTPRequest {
         var target = components?.percentEncodedPath ?? "/"
         if target.isEmpty { target = "/" }
         if let query = components?.percentEncodedQuery { target += "?" + query }
-        guard !target.contains(where: { $0 == " " || $0 == "\r" || $0 == "\n" }) else {
+        guard !target.utf8.contains(where: { $0 == 32 || $0 == 13 || $0 == 10 }) else {
             throw .failed(.invalidRequest, "the URL's path or query holds a space or a line break")
         }
         let hostField = destination.host.contains(":") ? "[\(destination.host)]" : destination.host
@@ -45,7 +45,7 @@ extension HTTPRequest {
         var lines = ["\(method) \(target) HTTP/1.1", "Host: \(hostField)\(destination.port == defaultPort ? "" : ":\(destination.port)")"]
         let reserved: Set<String> = ["host", "content-length", "transfer-encoding", "connection", "accept-encoding"]
         for (name, value) in headers.sorted(by: { $0.key < $1.key }) where !reserved.contains(name.lowercased()) {
-            guard !name.isEmpty, name.allSatisfy(\.isTokenCharacter), !value.contains(where: { $0 == "\r" || $0 == "\n" || $0 == "\0" }) else {
+            guard !name.isEmpty, name.allSatisfy(\.isTokenCharacter), !value.utf8.contains(where: { $0 == 13 || $0 == 10 || $0 == 0 }) else {
                 throw .failed(.invalidRequest, "the header \(name.debugDescription) has a name that is not a token or a value with a line break")
             }
             lines.append("\(name): \(value)")

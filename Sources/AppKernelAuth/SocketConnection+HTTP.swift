@@ -150,16 +150,16 @@ extension SocketConnection {
     /// One line without its line break (CRLF, or a bare LF as RFC 9112 §2.2 allows a reader to
     /// accept), at most `limit` bytes.
     private func readLine(limit: Int, what: String) throws(TransferFailure) -> String {
-        var searched = start
+        var searched = 0                     // bytes after `start` known to hold no line break
         while true {
-            if let end = buffer[searched...].firstIndex(of: UInt8(ascii: "\n")) {
+            if let end = buffer[(start + searched)...].firstIndex(of: UInt8(ascii: "\n")) {
                 var line = buffer[start..<end]
                 if line.last == UInt8(ascii: "\r") { line = line.dropLast() }
                 start = end + 1
                 guard line.count <= limit else { throw Self.tooLong(what, limit: limit) }
                 return String(decoding: line, as: UTF8.self)
             }
-            searched = buffer.count
+            searched = buffer.count - start       // `receive()` may move the unconsumed bytes to the front
             guard buffer.count - start <= limit else { throw Self.tooLong(what, limit: limit) }
             guard try receive() > 0 else {
                 throw .failed(.connectionClosed, receivedAny ? "the server closed the connection in the middle of the answer's \(what)"
