@@ -75,6 +75,11 @@ enum AppKernelBenchmarks {
         let serviceRounds = { (count: Int) in quick ? 3 : count >= 100_000 ? 5 : 9 }
         let wall = ContinuousClock.now
         Machine.keepFreedMemory()
+        if CommandLine.arguments.contains("--hostile-body") {          // section 9 alone
+            print("machine: \(Machine.description); load average at start: \(Machine.loadAverage)\n")
+            for (name, met) in try await HostileBodyBenchmark.report(quick: quick) { print("  \(met ? "met " : "MISS") \(name)") }
+            return
+        }
         print("AppKernel benchmarks (\(quick ? "quick" : "full") run, release build): \(rounds) interleaved rounds per comparison, "
               + "figures are min / median of the rounds, ratios the median of per-round ratios")
         if quick { print("quick run: 10× fewer events per round, services and scaling at 1k / 10k instead of up to 100k") }
@@ -213,16 +218,7 @@ enum AppKernelBenchmarks {
                                Format.count(sync.pageSize), sync.peakGrowthMB), sync.peakMeasured && sync.peakGrowthMB < 50))
 
         // 9. A hostile body: 1 GB over loopback, through the default transport and URLSession.
-        let bodyBytes = quick ? 256 << 20 : 1 << 30
-        let hostile = try await HostileBodyBenchmark.run(bytes: bodyBytes)
-        print(table(title: "A hostile body of \(bodyBytes >> 20) MB over loopback to RestClient (limit 64 MiB), one call each",
-                    header: ["transport", "body", "outcome", "time", "peak growth", "server sent"],
-                    rows: hostile.map { Row(name: $0.transport, values: [$0.answer, $0.outcome, Format.time($0.seconds),
-                                                                        String(format: "%.1f MB", $0.peakGrowthMB), String(format: "%.1f MB", $0.sentMB)]) }) + "\n")
-        for figures in hostile where figures.transport == "SocketTransport" {
-            targets.append((String(format: "a %@ hostile body of %d MB through SocketTransport: refused, peak memory grows < 100 MB (%.1f MB)",
-                                   figures.answer, bodyBytes >> 20, figures.peakGrowthMB), figures.refused && figures.peakGrowthMB < 100))
-        }
+        targets += try await HostileBodyBenchmark.report(quick: quick)
 
         print("Targets (reported, never enforced):")
         for (name, met) in targets { print("  \(met ? "met " : "MISS") \(name)") }

@@ -24,6 +24,22 @@ enum HostileBodyBenchmark {
         var refused: Bool
     }
 
+    /// Runs every transport against every answer, prints the table, and returns the targets:
+    /// through ``SocketTransport``, each body refused with peak growth < 100 MB.
+    static func report(quick: Bool) async throws -> [(String, Bool)] {
+        let bytes = quick ? 256 << 20 : 1 << 30
+        let figures = try await run(bytes: bytes)
+        print(AppKernelBenchmarks.table(
+            title: "A hostile body of \(bytes >> 20) MB over loopback to RestClient (limit 64 MiB), one call each",
+            header: ["transport", "body", "outcome", "time", "peak growth", "server sent"],
+            rows: figures.map { Row(name: $0.transport, values: [$0.answer, $0.outcome, Format.time($0.seconds),
+                                                                String(format: "%.1f MB", $0.peakGrowthMB), String(format: "%.1f MB", $0.sentMB)]) }) + "\n")
+        return figures.filter { $0.transport == "SocketTransport" }.map { figures in
+            (String(format: "a %@ hostile body of %d MB through SocketTransport: refused, peak memory grows < 100 MB (%.1f MB)",
+                    figures.answer, bytes >> 20, figures.peakGrowthMB), figures.refused && figures.peakGrowthMB < 100)
+        }
+    }
+
     /// Every transport against every answer, `bytes` a body.
     static func run(bytes: Int) async throws -> [Figures] {
         var figures: [Figures] = []

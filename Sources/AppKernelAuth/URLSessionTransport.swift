@@ -157,10 +157,7 @@ private final class PendingRequest: Sendable {
             finish(.failure(tooLarge(.announced(announced))))
             return false
         }
-        state.withLock { state in
-            state.response = response
-            if announced > 0 { state.body.reserveCapacity(Int(announced)) }
-        }
+        state.withLock { $0.response = response }
         return true
     }
 
@@ -170,7 +167,7 @@ private final class PendingRequest: Sendable {
             guard state.outcome == nil else { return nil }
             let count = state.body.count + data.count
             guard count <= limit.bytes else { return count }
-            state.body.append(data)
+            state.body.append(contentsOf: data)
             return nil
         }
         if let over { finish(.failure(tooLarge(.received(over)))) }

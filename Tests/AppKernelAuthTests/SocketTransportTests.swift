@@ -112,7 +112,7 @@ import LoopbackServer
         let start = ContinuousClock.now
         task.cancel()
         await #expect(throws: OAuthError.cancelled) { _ = try await task.value }
-        #expect(ContinuousClock.now - start < .seconds(2))
+        #expect(ContinuousClock.now - start < .seconds(10), "at once, not at the 60 s deadline (beside other tests the caller resumes a little later)")
         #expect(await server.clientsLeft(within: .seconds(10)), "the connection was closed")
     }
 

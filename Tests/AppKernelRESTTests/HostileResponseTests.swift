@@ -52,10 +52,11 @@ extension RestRequest {
         defer { server.stop() }
         let client = RestClient(credentials: .sample(instance: server.url), transport: SocketTransport())
         let error = await #expect(throws: RestClientError.self) { try await client.send(request: .versions()) }
-        #expect(ProcessMemory.peakGrowthSinceStart < 100 << 20)
+        #expect(!ProcessMemory.isMeaningful || ProcessMemory.peakGrowthSinceStart < 100 << 20)   // see ProcessMemory.isMeaningful
         #expect(await server.clientsLeft(within: .seconds(10)), "the transfer ended")
         let refused = tooLarge(error)
         #expect(refused?.evidence == .announced(1 << 30), "refused on its Content-Length, before reading")
+        #expect(server.bodyBytesSent < 32 << 20, "no more was sent than the sockets' buffers hold: \(server.bodyBytesSent)")
         #expect(refused?.limit == 64 << 20)
         #expect(refused?.host == "127.0.0.1")
         let message = error.map { "\($0)" } ?? ""
@@ -70,7 +71,7 @@ extension RestRequest {
         defer { server.stop() }
         let client = RestClient(credentials: .sample(instance: server.url))          // the default transport
         let error = await #expect(throws: RestClientError.self) { try await client.send(request: .versions()) }
-        #expect(ProcessMemory.peakGrowthSinceStart < 100 << 20)
+        #expect(!ProcessMemory.isMeaningful || ProcessMemory.peakGrowthSinceStart < 100 << 20)   // see ProcessMemory.isMeaningful
         #expect(await server.clientsLeft(within: .seconds(10)), "the transfer ended")
         guard case .received(let count)? = tooLarge(error)?.evidence else { return }
         #expect(count > 64 << 20 && count <= (64 << 20) + SocketTransport.maximumHeaderBytes + 65536)
@@ -94,7 +95,7 @@ extension RestRequest {
         defer { server.stop() }
         let client = RestClient(credentials: .sample(instance: server.url))
         let error = await #expect(throws: RestClientError.self) { try await client.send(request: .versions()) }
-        #expect(ProcessMemory.peakGrowthSinceStart < 100 << 20)
+        #expect(!ProcessMemory.isMeaningful || ProcessMemory.peakGrowthSinceStart < 100 << 20)   // see ProcessMemory.isMeaningful
         #expect(await server.clientsLeft(within: .seconds(10)), "the transfer ended")
         let refused = transportError(error)
         #expect(refused?.code == .unsupportedContentEncoding)

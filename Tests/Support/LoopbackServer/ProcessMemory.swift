@@ -22,6 +22,20 @@ public enum ProcessMemory {
         return max(0, peak - baseline.load(ordering: .sequentiallyConsistent))
     }
 
+    /// Whether resident memory measures the program: not under AddressSanitizer or
+    /// ThreadSanitizer, whose shadow memory and quarantine of freed blocks (256 MB by default,
+    /// filled by every test running beside) move the resident size by hundreds of megabytes.
+    /// A memory bound is checked where this is `true`; the benchmark (release) checks it too.
+    public static let isMeaningful: Bool = {
+        #if os(Linux)
+        let process = dlopen(nil, RTLD_NOW)
+        defer { if let process { dlclose(process) } }
+        return dlsym(process, "__asan_init") == nil && dlsym(process, "__tsan_init") == nil
+        #else
+        return true
+        #endif
+    }()
+
     /// A `kB` field of `/proc/self/status`, in bytes.
     static func field(_ name: String) -> Int? {
         guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return nil }
