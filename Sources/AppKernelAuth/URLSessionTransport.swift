@@ -92,7 +92,8 @@ public final class URLSessionTransport: HTTPTransport {
                 delegate.track(task, pending)
                 guard pending.start(task, continuation) else { return }
                 if deadline.isFinite, deadline > 0 {
-                    DispatchQueue.global().asyncAfter(deadline: .now() + deadline) { pending.finish(.failure(timedOut)) }
+                    // Weakly: a timer still waiting when the call ended must not keep the answer alive.
+                    DispatchQueue.global().asyncAfter(deadline: .now() + deadline) { [weak pending] in pending?.finish(.failure(timedOut)) }
                 }
                 task.resume()
             }
@@ -117,7 +118,10 @@ private final class PendingRequest: Sendable {
     private struct State {
         var task: URLSessionDataTask?
         var continuation: CheckedContinuation<(Data, URLResponse), any Error>?
-        var outcome: Result<(Data, URLResponse), any Error>?
+        /// Whether the request ended.
+        var ended = false
+        /// How it ended, kept only when it ended before its continuation was registered.
+        var early: Result<(Data, URLResponse), any Error>?
         var response: URLResponse?
         var body = Data()
     }
@@ -139,7 +143,7 @@ private final class PendingRequest: Sendable {
     /// request was cancelled before it started.
     func start(_ task: URLSessionDataTask, _ continuation: CheckedContinuation<(Data, URLResponse), any Error>) -> Bool {
         let early: Result<(Data, URLResponse), any Error>? = state.withLock { state in
-            if let outcome = state.outcome { return outcome }
+            if state.ended { return state.early ?? .failure(OAuthError.cancelled) }
             state.task = task
             state.continuation = continuation
             return nil
@@ -164,7 +168,7 @@ private final class PendingRequest: Sendable {
     /// Bytes of the body arrived (decompressed): kept, or the request ended when they pass the limit.
     func received(_ data: Data) {
         let over: Int? = state.withLock { state in
-            guard state.outcome == nil else { return nil }
+            guard !state.ended else { return nil }
             let count = state.body.count + data.count
             guard count <= limit.bytes else { return count }
             state.body.append(contentsOf: data)
@@ -189,8 +193,9 @@ private final class PendingRequest: Sendable {
     /// Ends the request with `outcome` unless it already ended.
     func finish(_ outcome: Result<(Data, URLResponse), any Error>) {
         let (continuation, task): (CheckedContinuation<(Data, URLResponse), any Error>?, URLSessionDataTask?) = state.withLock { state in
-            guard state.outcome == nil else { return (nil, nil) }
-            state.outcome = outcome
+            guard !state.ended else { return (nil, nil) }
+            state.ended = true
+            if state.continuation == nil { state.early = outcome }
             state.body = Data()
             defer { state.continuation = nil; state.task = nil }
             return (state.continuation, state.task)
