@@ -155,13 +155,23 @@ public final class HostileServer: @unchecked Sendable {
         }
     }
 
-    /// Reads one request's head; `false` when the client left first.
+    /// Reads one request: its head and its `Content-Length` of body (a body left unread would
+    /// make closing the socket reset the connection, losing what the client had not read yet);
+    /// `false` when the client left first.
     private func readHead(_ connection: Int32) -> Bool {
         var head: [UInt8] = []
         var byte: UInt8 = 0
         while !(head.count >= 4 && head.suffix(4).elementsEqual([13, 10, 13, 10])) {
             guard recv(connection, &byte, 1, 0) == 1, head.count < 65536 else { return false }
             head.append(byte)
+        }
+        let fields = String(decoding: head, as: UTF8.self).lowercased().split(separator: "\r\n")
+        var left = fields.first { $0.hasPrefix("content-length:") }.flatMap { Int($0.dropFirst(15).trimmingCharacters(in: .whitespaces)) } ?? 0
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while left > 0 {
+            let count = recv(connection, &buffer, min(left, buffer.count), 0)
+            guard count > 0 else { return false }
+            left -= count
         }
         requests.add(1, ordering: .sequentiallyConsistent)
         return true
