@@ -111,7 +111,8 @@ public final class URLSessionTransport: HTTPTransport {
     }
 }
 
-/// One request in flight: its body so far, counted against its limit, and its end — resumed
+/// One request in flight: its body so far (bytes, not a `Data` grown by appending, which leaked
+/// its storage under the 6.3 toolchain), counted against its limit, and its end — resumed
 /// exactly once, by its answer, its limit, its deadline or a cancellation, whichever comes
 /// first; its URLSession task is cancelled when the answer did not win.
 private final class PendingRequest: Sendable {
@@ -123,7 +124,7 @@ private final class PendingRequest: Sendable {
         /// How it ended, kept only when it ended before its continuation was registered.
         var early: Result<(Data, URLResponse), any Error>?
         var response: URLResponse?
-        var body = Data()
+        var body: [UInt8] = []
     }
 
     private let state = Mutex(State())
@@ -179,7 +180,8 @@ private final class PendingRequest: Sendable {
 
     /// URLSession finished the task: the answer, or why there is none.
     func completed(_ error: (any Error)?) {
-        let (response, body) = state.withLock { state in (state.response, state.body) }
+        let (response, bytes) = state.withLock { state in (state.response, state.body) }
+        let body = Data(bytes)
         if let error {
             // URLSession's own resource timeout may fire first: the same deadline.
             finish(.failure((error as? URLError)?.code == .timedOut ? timedOut : error))
@@ -196,7 +198,7 @@ private final class PendingRequest: Sendable {
             guard !state.ended else { return (nil, nil) }
             state.ended = true
             if state.continuation == nil { state.early = outcome }
-            state.body = Data()
+            state.body = []
             defer { state.continuation = nil; state.task = nil }
             return (state.continuation, state.task)
         }
