@@ -4,7 +4,8 @@ import PackageDescription
 // AppKernel takes no package dependencies — the user's rule. Only the toolchain's own
 // libraries (Foundation, Dispatch, Synchronization, Testing) are used, and one system library:
 // SQLite (libsqlite3, with its header from libsqlite3-dev), the database SmartStore is built on,
-// through the CSQLite module map.
+// through the CSQLite module map; and on Linux OpenSSL 3 (libssl and libcrypto, headers from
+// libssl-dev), the TLS of AppKernelAuth's SocketTransport, through the COpenSSL module map.
 let strictSettings: [SwiftSetting] = [
     .enableUpcomingFeature("ExistentialAny"),
     .enableUpcomingFeature("MemberImportVisibility"),
@@ -33,7 +34,9 @@ let package = Package(
         .target(name: "AppKernelCore", swiftSettings: strictSettings),
         .target(name: "AppKernel", dependencies: ["AppKernelCore"], swiftSettings: strictSettings),
         .target(name: "AppKernelTesting", dependencies: ["AppKernel", "AppKernelCore"], swiftSettings: strictSettings),
-        .target(name: "AppKernelAuth", dependencies: ["AppKernelCore"], swiftSettings: strictSettings),
+        .systemLibrary(name: "COpenSSL", path: "Sources/COpenSSL", providers: [.apt(["libssl-dev"]), .brew(["openssl@3"])]),
+        .target(name: "AppKernelAuth", dependencies: ["AppKernelCore", .target(name: "COpenSSL", condition: .when(platforms: [.linux]))],
+                swiftSettings: strictSettings),
         .systemLibrary(name: "CSQLite", path: "Sources/CSQLite", providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]),
         .target(name: "AppKernelStore", dependencies: ["AppKernelCore", "CSQLite"], swiftSettings: strictSettings),
         .target(name: "AppKernelSync", dependencies: ["AppKernelCore", "AppKernelStore", "AppKernelREST"], swiftSettings: strictSettings),
@@ -69,7 +72,8 @@ let package = Package(
             swiftSettings: strictSettings),
         .executableTarget(
             name: "AppKernelBenchmarks",
-            dependencies: ["AppKernel", "AppKernelTesting", "AppKernelModules", "AppKernelSDK", "AppKernelStore", "CSQLite", "AppKernelREST", "AppKernelEmbeddedOrg", "AppKernelSync"],
+            dependencies: ["AppKernel", "AppKernelTesting", "AppKernelModules", "AppKernelSDK", "AppKernelStore", "CSQLite", "AppKernelREST", "AppKernelEmbeddedOrg", "AppKernelSync",
+                           "AppKernelAuth", "LoopbackServer"],
             path: "Benchmarks/AppKernelBenchmarks",
             swiftSettings: strictSettings),
         .testTarget(name: "AppKernelTests", dependencies: ["AppKernel", "AppKernelTesting"], swiftSettings: strictSettings),
@@ -79,6 +83,11 @@ let package = Package(
             name: "CredentialStoreWriter",
             dependencies: ["AppKernelAuth"],
             path: "Tests/Helpers/CredentialStoreWriter",
+            swiftSettings: strictSettings),
+        .executableTarget(
+            name: "HostileBodyClient",
+            dependencies: ["AppKernelAuth", "AppKernelREST", "LoopbackServer"],
+            path: "Tests/Helpers/HostileBodyClient",
             swiftSettings: strictSettings),
         .executableTarget(
             name: "ProcessHostDemo",
@@ -100,7 +109,8 @@ let package = Package(
                     swiftSettings: strictSettings),
         .target(name: "LoopbackServer", path: "Tests/Support/LoopbackServer", swiftSettings: strictSettings),
         // The client; tests that need a server use the embedded org (or a loopback server).
-        .testTarget(name: "AppKernelRESTTests", dependencies: ["AppKernelREST", "AppKernelEmbeddedOrg", "AppKernel", "AppKernelAuth", "AppKernelTesting", "LoopbackServer"],
+        .testTarget(name: "AppKernelRESTTests", dependencies: ["AppKernelREST", "AppKernelEmbeddedOrg", "AppKernel", "AppKernelAuth", "AppKernelTesting", "LoopbackServer",
+                                                         "ChildProcess", "HostileBodyClient"],
                     exclude: ["Fixtures"],
                     swiftSettings: strictSettings),
         // The embedded org itself: its parsers, endpoints and documented answer shapes.

@@ -29,7 +29,10 @@
 //      exact and range queries, and a Smart SQL join of two 10k-entry soups (StoreBenchmarks.swift);
 //   8. MobileSync: a sync down of 20,000 records (--quick: 4,000) in pages of 2,000 (400) from
 //      the embedded org through URLSession into a SmartStore file, and the resident-memory growth;
-//   9. failing closed: a wrong passcode answer with its failure count written and fsync'd before
+//   9. a hostile body of 1 GB (--quick: 256 MB), announced and not, over loopback to RestClient
+//      through SocketTransport and URLSessionTransport: outcome, time, peak memory growth
+//      (HostileBodyBenchmark.swift);
+//  10. failing closed: a wrong passcode answer with its failure count written and fsync'd before
 //      it is judged, beside one judged in memory (FailClosedBenchmarks.swift).
 //
 // The targets at the end are reported, never enforced: the run exits 0 whatever the timings.
@@ -74,6 +77,11 @@ enum AppKernelBenchmarks {
         let serviceRounds = { (count: Int) in quick ? 3 : count >= 100_000 ? 5 : 9 }
         let wall = ContinuousClock.now
         Machine.keepFreedMemory()
+        if CommandLine.arguments.contains("--hostile-body") {          // section 9 alone
+            print("machine: \(Machine.description); load average at start: \(Machine.loadAverage)\n")
+            for (name, met) in try await HostileBodyBenchmark.report(quick: quick) { print("  \(met ? "met " : "MISS") \(name)") }
+            return
+        }
         print("AppKernel benchmarks (\(quick ? "quick" : "full") run, release build): \(rounds) interleaved rounds per comparison, "
               + "figures are min / median of the rounds, ratios the median of per-round ratios")
         if quick { print("quick run: 10× fewer events per round, services and scaling at 1k / 10k instead of up to 100k") }
@@ -211,7 +219,10 @@ enum AppKernelBenchmarks {
         targets.append((String(format: "sync down of %@ records in pages of %@: peak memory grows < 50 MB (%.1f MB)", Format.count(sync.records),
                                Format.count(sync.pageSize), sync.peakGrowthMB), sync.peakMeasured && sync.peakGrowthMB < 50))
 
-        // 9. Failing closed: a wrong passcode answer with its count persisted first.
+        // 9. A hostile body: 1 GB over loopback, through the default transport and URLSession.
+        targets += try await HostileBodyBenchmark.report(quick: quick)
+
+        // 10. Failing closed: a wrong passcode answer with its count persisted first.
         let passcode = try FailClosedBenchmark.measure(rounds: rounds)
         print(AppKernelBenchmarks.table(
             title: "A wrong passcode answer (PBKDF2, 10,000 iterations; min / median per answer)",

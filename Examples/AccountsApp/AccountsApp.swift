@@ -41,7 +41,7 @@ enum AccountsApp {
             let transport: any HTTPTransport
             if let loginHost = options.loginHost, let clientID = options.clientID {
                 manager.org = .real(loginHost: loginHost, clientID: clientID, redirectURI: options.redirectURI)
-                transport = URLSessionTransport()
+                transport = SocketTransport()
             } else {
                 // The embedded org keeps its records and refresh tokens beside the app's data, so a
                 // relaunch finds what the last run left on the "server".

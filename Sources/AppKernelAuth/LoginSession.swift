@@ -12,7 +12,7 @@ public import Foundation
 /// or ``LoginMethod/deviceFlow``.
 ///
 /// ```swift
-/// let session = LoginSession(config: config, transport: URLSessionTransport())
+/// let session = LoginSession(config: config, transport: SocketTransport())
 /// let (credentials, identity) = try await session.logIn(flow: .webServer, loginHint: "ada@acme.com")
 /// ```
 public struct LoginSession: Sendable {
@@ -27,7 +27,7 @@ public struct LoginSession: Sendable {
     public var maximumRedirects = 10
 
     /// Creates a session.
-    public init(config: OAuthConfig, transport: any HTTPTransport, authorizeHeaders: [String: String] = [:]) {
+    public init(config: OAuthConfig, transport: any HTTPTransport = SocketTransport(), authorizeHeaders: [String: String] = [:]) {
         self.config = config
         self.transport = transport
         self.authorizeHeaders = authorizeHeaders
@@ -72,7 +72,8 @@ public struct LoginSession: Sendable {
     ///   ``OAuthError/httpStatus(_:body:)`` for another refusal, or a malformed answer.
     public func identity(for credentials: Credentials) async throws(OAuthError) -> UserIdentity {
         let response = try await send(HTTPRequest(url: credentials.identityURL,
-                                                  headers: ["Authorization": "Bearer \(credentials.accessToken)", "Accept": "application/json"]))
+                                                  headers: ["Authorization": "Bearer \(credentials.accessToken)", "Accept": "application/json"],
+                                                  responseLimit: config.responseLimit))
         guard response.status == 200 else {
             if let error = OAuthError.carried(by: response) { throw error }
             throw .httpStatus(response.status, body: response.text)

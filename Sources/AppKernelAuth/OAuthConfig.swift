@@ -24,6 +24,14 @@ public struct OAuthConfig: Sendable, Hashable {
     /// for servers that have one; `nil` (the default) uses Salesforce's variant of the device
     /// flow, which asks the token endpoint for the device code.
     public var deviceAuthorizationURL: URL?
+    /// The most the body of a token, revoke, device or identity answer may hold (after
+    /// decompression); a larger one fails with ``OAuthError/responseTooLarge(_:)``. These
+    /// answers are a few kilobytes; the default is 1 MiB. Login pages are not bounded by it
+    /// (their transport's ``SocketTransport/maximumResponseBytes`` is).
+    public var maximumResponseBytes = OAuthConfig.defaultMaximumResponseBytes
+
+    /// The default of ``maximumResponseBytes``: 1 MiB.
+    public static let defaultMaximumResponseBytes = 1 << 20
 
     /// Salesforce's production login host.
     public static let productionLoginHost = URL(string: "https://login.salesforce.com")!
@@ -52,6 +60,11 @@ public struct OAuthConfig: Sendable, Hashable {
     public var tokenURL: URL { endpoint("token") }
     /// `<login host>/services/oauth2/revoke`.
     public var revokeURL: URL { endpoint("revoke") }
+
+    /// ``maximumResponseBytes`` as a request's limit.
+    var responseLimit: HTTPRequest.ResponseLimit {
+        HTTPRequest.ResponseLimit(bytes: maximumResponseBytes, setting: "OAuthConfig.maximumResponseBytes")
+    }
 
     private func endpoint(_ name: String) -> URL {
         var base = loginHost.absoluteString

@@ -46,6 +46,9 @@ public enum OAuthError: Error, Sendable, Hashable, CustomStringConvertible {
     case listenerFailed(String)
     /// The device code expired (its `expires_in` passed) before the user approved.
     case deviceCodeExpired
+    /// The answer's body was larger than its limit (``OAuthConfig/maximumResponseBytes`` for
+    /// the token and identity endpoints) and was refused.
+    case responseTooLarge(ResponseTooLarge)
 
     /// What went wrong and what to do.
     public var description: String {
@@ -88,6 +91,8 @@ public enum OAuthError: Error, Sendable, Hashable, CustomStringConvertible {
             "the redirect listener could not start: \(reason)"
         case .deviceCodeExpired:
             "the device code expired before the login was approved; start a new login"
+        case .responseTooLarge(let error):
+            error.description
         }
     }
 }

@@ -21,21 +21,6 @@ enum POSIX {
 
     // The listening sockets (127.0.0.1 and ::1) are in POSIX+Loopback.swift.
 
-    /// Accepts a pending connection (`nil` when none is waiting). The new socket blocks, with a
-    /// 2-second send timeout so that a peer that stops reading cannot hold a writer.
-    static func accept(_ listener: Int32) -> Int32? {
-        #if canImport(Darwin)
-        let connection = Darwin.accept(listener, nil, nil)
-        #else
-        let connection = Glibc.accept(listener, nil, nil)
-        #endif
-        guard connection >= 0 else { return nil }
-        var timeout = timeval(tv_sec: 2, tv_usec: 0)
-        // `&timeout` points at a local timeval for the duration of the call; its size is given.
-        _ = setsockopt(connection, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        return connection
-    }
-
     /// Makes `descriptor` non-blocking.
     static func setNonBlocking(_ descriptor: Int32) {
         _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) | O_NONBLOCK)
@@ -110,17 +95,6 @@ enum POSIX {
         var byte: UInt8 = 1
         // write(2) reads the one local byte `&byte` points at.
         _ = write(descriptor, &byte, 1)
-    }
-
-    /// Waits until one of `descriptors` is readable (or closed), or `timeoutMilliseconds` pass
-    /// (-1: no limit). Returns, for each descriptor in order, whether it is ready.
-    static func pollReadable(_ descriptors: [Int32], timeoutMilliseconds: Int32) -> [Bool] {
-        var entries = descriptors.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
-        // poll(2) reads and updates exactly `entries.count` pollfd structures in the array's
-        // storage, borrowed exclusively for the call.
-        let ready = entries.withUnsafeMutableBufferPointer { poll($0.baseAddress, nfds_t($0.count), timeoutMilliseconds) }
-        guard ready > 0 else { return descriptors.map { _ in false } }
-        return entries.map { $0.revents != 0 }
     }
 
     // MARK: Private files

@@ -3,7 +3,7 @@ import Foundation
 /// The token endpoint: exchanges an authorization code, refreshes and revokes tokens.
 ///
 /// ```swift
-/// let tokens = TokenClient(config: config, transport: URLSessionTransport())
+/// let tokens = TokenClient(config: config, transport: SocketTransport())
 /// let fresh = try await tokens.refresh(credentials)     // keeps the old refresh token
 /// try await tokens.revoke(token: refreshToken)
 /// ```
@@ -14,7 +14,7 @@ public struct TokenClient: Sendable {
     public let transport: any HTTPTransport
 
     /// Creates a client.
-    public init(config: OAuthConfig, transport: any HTTPTransport) {
+    public init(config: OAuthConfig, transport: any HTTPTransport = SocketTransport()) {
         self.config = config
         self.transport = transport
     }
@@ -76,6 +76,8 @@ public struct TokenClient: Sendable {
     }
 
     func send(_ request: HTTPRequest, expectJSON: Bool) async throws(OAuthError) -> HTTPResponse {
+        var request = request
+        if request.responseLimit == nil { request.responseLimit = config.responseLimit }
         let response = try await Self.send(request, over: transport)
         guard (200..<300).contains(response.status) else {
             if let error = OAuthError.carried(by: response) { throw error }
@@ -85,14 +87,25 @@ public struct TokenClient: Sendable {
     }
 
     /// Sends `request`, mapping a failure to ``OAuthError``: ``OAuthError/cancelled`` for a
-    /// cancelled task, the transport's own ``OAuthError`` (a deadline), else
+    /// cancelled task, the transport's own ``OAuthError`` (a deadline),
+    /// ``OAuthError/responseTooLarge(_:)`` for a body over the request's limit, else
     /// ``OAuthError/transport(_:)`` naming the request.
     static func send(_ request: HTTPRequest, over transport: any HTTPTransport) async throws(OAuthError) -> HTTPResponse {
         do {
             try Task.checkCancellation()
-            return try await transport.send(request)
+            let response = try await transport.send(request)
+            // A transport that does not bound what it reads is checked here all the same.
+            if let limit = request.responseLimit, response.body.count > limit.bytes {
+                throw ResponseTooLarge(method: request.method, url: request.url, limit: limit.bytes, setting: limit.setting,
+                                       evidence: .received(response.body.count))
+            }
+            return response
         } catch let error as OAuthError {
             throw error
+        } catch let error as ResponseTooLarge {
+            throw .responseTooLarge(error)
+        } catch let error as HTTPTransportError {
+            throw .transport(error.description)
         } catch is CancellationError {
             throw .cancelled
         } catch {

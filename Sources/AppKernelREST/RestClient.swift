@@ -5,7 +5,7 @@ import Foundation
 /// Sends Salesforce REST requests for one user — the Mobile SDK's `RestClient`.
 ///
 /// ```swift
-/// let client = RestClient(credentials: account.credentials, transport: URLSessionTransport(),
+/// let client = RestClient(credentials: account.credentials, transport: SocketTransport(),
 ///                         refresher: { try await accounts.refreshCredentials(for: account.identity).credentials })
 /// let request = client.request(forQuery: "SELECT Name, Id FROM Contact", apiVersion: nil)
 /// let records = try await client.send(request: request).asJSON()["records"]
@@ -19,20 +19,31 @@ public final class RestClient: Sendable {
     /// The API version used when a builder is given `nil`.
     public static let defaultAPIVersion = "v62.0"
 
+    /// The default of ``maximumResponseBytes``: 64 MiB.
+    public static let defaultMaximumResponseBytes = 64 << 20
+
     /// The API version this client's builders use by default.
     public let apiVersion: String
     /// How requests are sent.
     public let transport: any HTTPTransport
+    /// The most an answer's body may hold, after decompression: a larger one is refused as it
+    /// arrives (or before, when its `Content-Length` says so) with
+    /// ``RestClientError/responseTooLarge(_:)``. `SocketTransport` (the default) enforces it as
+    /// the body arrives; the client checks the size of what any other transport returns too.
+    public let maximumResponseBytes: Int
     private let tokens: TokenState
 
     /// Creates a client whose builders default to ``defaultAPIVersion``.
     /// - Parameters:
     ///   - credentials: The user's tokens and instance.
-    ///   - transport: How requests are sent.
+    ///   - transport: How requests are sent: a `SocketTransport` (bounded in memory and time) unless given.
+    ///   - maximumResponseBytes: The most an answer's body may hold (64 MiB unless given).
     ///   - refresher: Gets fresh credentials after a 401; `nil` makes a 401 final.
-    public init(credentials: Credentials, transport: any HTTPTransport, refresher: (@Sendable (Credentials) async throws -> Credentials)? = nil) {
+    public init(credentials: Credentials, transport: any HTTPTransport = SocketTransport(), maximumResponseBytes: Int = RestClient.defaultMaximumResponseBytes,
+                refresher: (@Sendable (Credentials) async throws -> Credentials)? = nil) {
         self.apiVersion = Self.defaultAPIVersion
         self.transport = transport
+        self.maximumResponseBytes = maximumResponseBytes
         self.tokens = TokenState(credentials: credentials, refresher: refresher)
     }
 
@@ -41,13 +52,16 @@ public final class RestClient: Sendable {
     ///   - credentials: The user's tokens and instance.
     ///   - transport: How requests are sent.
     ///   - apiVersion: The default API version, written as in paths: `v62.0`.
+    ///   - maximumResponseBytes: The most an answer's body may hold (64 MiB unless given).
     ///   - refresher: Gets fresh credentials after a 401; `nil` makes a 401 final.
     /// - Throws: ``RestClientError/invalidAPIVersion(_:reason:)`` naming a malformed version
     ///   (`60.0`, `v60`, `vabc`): a real org would answer every call with 404.
-    public init(credentials: Credentials, transport: any HTTPTransport, apiVersion: String,
+    public init(credentials: Credentials, transport: any HTTPTransport = SocketTransport(), apiVersion: String,
+                maximumResponseBytes: Int = RestClient.defaultMaximumResponseBytes,
                 refresher: (@Sendable (Credentials) async throws -> Credentials)? = nil) throws(RestClientError) {
         self.apiVersion = try APIVersion(apiVersion).description
         self.transport = transport
+        self.maximumResponseBytes = maximumResponseBytes
         self.tokens = TokenState(credentials: credentials, refresher: refresher)
     }
 
@@ -102,8 +116,9 @@ public final class RestClient: Sendable {
     /// Sends a request.
     /// - Throws: ``RestClientError``: `apiFailed` with the status and the server's body (its
     ///   error array decoded, whatever else summarised) for a non-2xx answer; `network` when no
-    ///   answer came; `cancelled`; `invalidAPIVersion`, before anything is sent, for a request a
-    ///   builder made with a malformed version.
+    ///   answer came; `cancelled`; `responseTooLarge` for a body over ``maximumResponseBytes``;
+    ///   `invalidAPIVersion`, before anything is sent, for a request a builder made with a
+    ///   malformed version.
     public func send(request: RestRequest) async throws(RestClientError) -> RestResponse {
         if let version = request.malformedAPIVersion { _ = try APIVersion(version) }
         let first = await tokens.credentials
@@ -127,8 +142,19 @@ public final class RestClient: Sendable {
 
     private func transmit(_ request: RestRequest, with credentials: Credentials) async throws(RestClientError) -> HTTPResponse {
         if Task.isCancelled { throw .cancelled }
+        var http = request.httpRequest(instanceURL: credentials.instanceURL, accessToken: credentials.accessToken)
+        let limit = HTTPRequest.ResponseLimit(bytes: maximumResponseBytes, setting: "RestClient(maximumResponseBytes:)")
+        http.responseLimit = limit
         do {
-            return try await transport.send(request.httpRequest(instanceURL: credentials.instanceURL, accessToken: credentials.accessToken))
+            let response = try await transport.send(http)
+            // A transport that does not bound what it reads (InProcessTransport, a custom one)
+            // is checked here: too late to save memory, but the answer is refused all the same.
+            if response.body.count > limit.bytes {
+                throw ResponseTooLarge(method: http.method, url: http.url, limit: limit.bytes, setting: limit.setting, evidence: .received(response.body.count))
+            }
+            return response
+        } catch let error as ResponseTooLarge {
+            throw .responseTooLarge(error)
         } catch is CancellationError {
             throw .cancelled
         } catch {

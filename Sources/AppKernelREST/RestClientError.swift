@@ -50,6 +50,9 @@ public enum RestClientError: Error, Sendable, CustomStringConvertible {
     /// An API version is not written `v<major>.<minor>` (`60.0`, `v60`, `vabc`); `reason` says
     /// what is wrong. Raised when a client is made, or before a request is sent.
     case invalidAPIVersion(String, reason: String)
+    /// The answer's body was larger than the client's ``RestClient/maximumResponseBytes`` (or
+    /// the limit the request named) and was refused; the error names the limit and the URL.
+    case responseTooLarge(ResponseTooLarge)
 
     /// The seed tutorial's older name for ``apiFailed(response:underlyingError:urlResponse:)``.
     public static func apiInvocationFailed(response: RestResponse?, underlyingError: (any Error)?, urlResponse: HTTPResponse?) -> RestClientError {
@@ -131,6 +134,7 @@ public enum RestClientError: Error, Sendable, CustomStringConvertible {
         case .network(let error): return "the REST call got no answer: \(error)"
         case .cancelled: return "the REST call was cancelled"
         case .invalidAPIVersion(let version, let reason): return "the API version \"\(version)\" is malformed: \(reason)"
+        case .responseTooLarge(let error): return "the REST call was refused: \(error)"
         }
     }
 

@@ -47,11 +47,10 @@ open class SDKManager {
     /// soups and syncs as specs only, in ``stores``. An app uses a folder under the user's data home
     /// (`$XDG_DATA_HOME/<app>` or `~/.local/share/<app>`), so its data survives a relaunch.
     public var dataDirectory: URL?
-    /// How REST requests reach the org (the default ``restClientForCurrentUser()`` uses it). Made
-    /// when first needed: on Linux, Foundation's first URLSession configuration creates a folder
-    /// under `$XDG_DATA_HOME` for its shared cookie storage, which an app that never goes online
-    /// should not leave behind.
-    public lazy var transport: any HTTPTransport = URLSessionTransport()
+    /// How REST requests reach the org (the default ``restClientForCurrentUser()`` uses it): a
+    /// `SocketTransport` unless set, which bounds every answer in memory and time. Made when
+    /// first needed.
+    public lazy var transport: any HTTPTransport = SocketTransport()
     /// The accounts.
     public var accountManager: (any AccountManaging)? {
         didSet { observeAccounts() }

@@ -29,6 +29,11 @@ public struct SyncError: Error, Sendable, CustomStringConvertible {
         case missingObjectType
         /// The server refused a call, or did not answer.
         case serverFailed
+        /// A page (or another answer) from the server was larger than the REST client's limit
+        /// (`RestClient(maximumResponseBytes:)`, 64 MiB unless set): the sync failed and nothing
+        /// of that page was written. The error names the page's request; `restError` holds the
+        /// limit. Raise the limit, or ask for smaller pages (`SyncDownTarget`'s `maxBatchSize`).
+        case responseTooLarge
         /// The task running the sync was cancelled: the sync is saved `STOPPED` where it was.
         case stopped
         /// The store refused a read or a write.

@@ -353,11 +353,17 @@ public final class SyncManager: Sendable {
     }
 
     /// Sends a request and returns its JSON body (`null` for an empty one).
-    /// - Throws: ``SyncError`` `serverFailed` with the REST error.
+    /// - Throws: ``SyncError`` `serverFailed` with the REST error; `responseTooLarge` naming the
+    ///   page when its answer passed the client's limit.
     func send(_ request: RestRequest) async throws(SyncError) -> JSONValue {
         do throws(RestClientError) {
             let response = try await restClient.send(request: request)
             return response.data.isEmpty ? .null : try response.asJSON()
+        } catch .responseTooLarge(let refused) {
+            throw SyncError(code: .responseTooLarge,
+                            reason: "the page \(request.method.rawValue) \(request.path) was refused, nothing of it written: "
+                                + "it is larger than the REST client's limit (RestClient(maximumResponseBytes:)); raise the limit or lower the target's maxBatchSize",
+                            path: request.path, restError: .responseTooLarge(refused))
         } catch {
             throw SyncError(code: .serverFailed, reason: "\(request.method.rawValue) \(request.path) failed", restError: error)
         }
