@@ -23,7 +23,7 @@ import Testing
     let hosts = try LoginHostStorage(directory: appSupport)          // production, sandbox, the user's My Domains
     let config = OAuthConfig(clientID: consumerKey, redirectURI: registeredCallback,   // http://localhost:1717/OauthRedirect
                              loginHost: hosts.selected, scopes: ["api", "refresh_token"])
-    let accounts = try UserAccountManager(store: FileCredentialStore(root: appSupport), transport: URLSessionTransport())
+    let accounts = try UserAccountManager(store: FileCredentialStore(root: appSupport), transport: SocketTransport())
     let ada = try await accounts.logIn(config: config, using: .loopback(opener: opener))   // login page in the browser; waits for the redirect
     let watcher = accounts.observe { event in print(event) }         // willSwitch, willLogout (wipe here), revocationFailed, …
     await accounts.logout(ada.identity, reason: .userInitiated)      // delete files, revoke (kept and retried if it fails), notify
