@@ -1,4 +1,7 @@
+import AppKernel
+import AppKernelCore
 import AppKernelSDK
+import AppKernelTesting
 import Foundation
 
 /// What failing closed costs where a user waits: a wrong passcode answer with its failure count
@@ -12,6 +15,32 @@ enum FailClosedBenchmark {
         var persisted: Stats
         /// Persisted minus in memory, per wrong answer, round by round.
         var added: Stats
+    }
+
+    /// Measures and prints section 10; returns its targets.
+    static func report(rounds: Int) async throws -> [(String, Bool)] {
+        var targets: [(String, Bool)] = []
+        let passcode = try FailClosedBenchmark.measure(rounds: rounds)
+        print(AppKernelBenchmarks.table(
+            title: "A wrong passcode answer (PBKDF2, 10,000 iterations; min / median per answer)",
+            header: ["record", "per wrong answer"],
+            rows: [Row(name: "in memory", values: [Format.time(passcode.inMemory)]),
+                   Row(name: "FilePasscodeStore (count written and fsync'd before judging)", values: [Format.time(passcode.persisted)]),
+                   Row(name: "added by persisting (round by round)", values: [Format.time(passcode.added)])]))
+        print("")
+        targets.append((String(format: "persisting the failed-attempt count adds < 5 ms to a wrong answer (median %.2f ms)", passcode.added.median * 1e3),
+                        passcode.added.median < 0.005))
+        let locked = try await LockedLaunchBenchmark.measure(rounds: rounds)
+        print(AppKernelBenchmarks.table(
+            title: "An SDK launch keeping its data on disk (a checked data home, a passcode record; min / median)",
+            header: ["", "time"],
+            rows: [Row(name: "single-instance mode off", values: [Format.time(locked.unlocked)]),
+                   Row(name: "single-instance mode on (instance.lock held)", values: [Format.time(locked.singleInstance)]),
+                   Row(name: "added (round by round)", values: [Format.time(locked.added)]),
+                   Row(name: "one FileLock read-modify-write, uncontended", values: [Format.time(locked.lockedUpdate)]),
+                   Row(name: "one StrictModes check, data home → stores/", values: [Format.time(locked.homeCheck)])]))
+        print("")
+        return targets
     }
 
     static func measure(rounds: Int, answersPerRound: Int = 5) throws -> Figures {
@@ -31,5 +60,54 @@ enum FailClosedBenchmark {
             }
         })
         return Figures(inMemory: stats[0], persisted: stats[1], added: stats[1].zip(stats[0], -))
+    }
+}
+
+/// What the data-home checks and the locks cost a launch: an SDK launch keeping its data on disk
+/// (users, passcode record, stores under a checked data home) with single-instance mode off and
+/// on, interleaved, beside the cost of each piece alone — a `FileLock` read-modify-write and a
+/// StrictModes check of the data home.
+@MainActor
+enum LockedLaunchBenchmark {
+    struct Figures {
+        var unlocked: Stats
+        var singleInstance: Stats
+        /// Single instance minus unlocked, round by round.
+        var added: Stats
+        var lockedUpdate: Stats
+        var homeCheck: Stats
+    }
+
+    static func launch(in directory: URL, singleInstance: Bool) async throws {
+        let app = Application(delegate: LaunchDelegate(), clock: TestClock())
+        let manager = SDKManager(application: app, bootConfig: BootConfig(remoteAccessConsumerKey: "3MVG9-bench", oauthRedirectURI: "bench://done",
+                                                                         oauthScopes: ["api"], shouldAuthenticate: false))
+        manager.dataDirectory = directory
+        manager.requiresSingleInstance = singleInstance
+        manager.passcode.store = FilePasscodeStore(url: directory.appendingPathComponent("passcode.json"))
+        manager.window = Window()
+        manager.rootControllerFactory = { _ in PlaceholderController(message: "root") }
+        _ = try app.handle(.launch(LaunchOptions(), inBackground: false))
+        await manager.automaticLaunch?.value
+        precondition(manager.launchState == .finished, "the SDK launch did not complete: \(app.unhandledErrors)")
+        precondition(manager.holdsInstanceLock == singleInstance, "the single-instance lock was not taken as asked")
+        _ = try app.handle(.terminate)
+    }
+
+    static func measure(rounds: Int) async throws -> Figures {
+        let base = FileManager.default.temporaryDirectory.appendingPathComponent("appkernel-bench-home-\(getpid())")
+        defer { try? FileManager.default.removeItem(at: base) }
+        let home = try DataHome(url: base.appendingPathComponent("app"))
+        let bodies: [@MainActor () async throws -> Double] = [false, true].map { singleInstance in
+            { @MainActor in try await Measure.time { try await launch(in: home.url, singleInstance: singleInstance) } }
+        }
+        let launches = try await Measure.interleaved(rounds: rounds, warmUp: true, bodies).map(Stats.init)
+        let lockFile = home.url.appendingPathComponent("bench.lock")
+        let pieces = try Measure.stats(rounds: rounds, warmUp: true, [
+            { @MainActor in try Measure.time { for _ in 0..<100 { try FileLock.withExclusiveLock(at: lockFile) {} } } / 100 },
+            { @MainActor in try Measure.time { for _ in 0..<100 { _ = try PrivateDirectory.check(home.url.appendingPathComponent("stores"), home: home.url) } } / 100 },
+        ])
+        return Figures(unlocked: launches[0], singleInstance: launches[1], added: launches[1].zip(launches[0], -),
+                       lockedUpdate: pieces[0], homeCheck: pieces[1])
     }
 }
