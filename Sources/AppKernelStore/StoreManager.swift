@@ -36,12 +36,16 @@ public enum StoreOwner: Sendable, Hashable, CustomStringConvertible {
 /// (with the database's `-wal` and `-shm` files beside it). Directories it creates are 0700 and
 /// databases 0600; every folder from the root down is checked as a data home's
 /// (`PrivateDirectory`): a symbolic link, another user's folder or one others may write to is
-/// refused (`cannotOpen`, naming the folder and the fix), never followed or `chmod`ed. A store is opened once and shared (`sharedStoreWithName:user:`) until it is
-/// removed; reopened after a relaunch, it has its data. ``removeStores(for:)`` closes and deletes
-/// a user's stores — what logout does.
+/// refused (`cannotOpen`, naming the folder and the fix), never followed or `chmod`ed. A store is
+/// opened once, with the manager's ``configuration``, and shared (`sharedStoreWithName:user:`)
+/// until it is removed; reopened after a relaunch, it has its data. ``removeStores(for:)``
+/// closes and deletes a user's stores — what logout does.
 public final class StoreManager: Sendable {
     /// The data directory.
     public let root: URL
+    /// What every store this manager opens is opened with (its limits, such as
+    /// ``SmartStore/Configuration/queryStepBudget``).
+    public let configuration: SmartStore.Configuration
     private let open = Mutex<[Key: SmartStore]>([:])
 
     private struct Key: Hashable {
@@ -49,9 +53,11 @@ public final class StoreManager: Sendable {
         var owner: StoreOwner
     }
 
-    /// A manager for stores under `root` (created, 0700, when first needed).
-    public init(root: URL) {
+    /// A manager for stores under `root` (created, 0700, when first needed), opening them with
+    /// `configuration`. An SDK app hands its own to `SDKManager.storeManager`.
+    public init(root: URL, configuration: SmartStore.Configuration = SmartStore.Configuration()) {
         self.root = root.standardizedFileURL
+        self.configuration = configuration
     }
 
     private static let managers = Mutex<[String: StoreManager]>([:])
@@ -101,7 +107,7 @@ public final class StoreManager: Sendable {
             let key = Key(name: name, owner: owner)
             if let store = open[key], !store.isClosed { return store }
             try makePrivateDirectories(down: url.deletingLastPathComponent())
-            let store = try SmartStore(fileURL: url)
+            let store = try SmartStore(fileURL: url, configuration: configuration)
             open[key] = store
             return store
         }

@@ -108,6 +108,17 @@ import Testing
 
     private static let endless = "WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r) SELECT n FROM r WHERE n < 0"
 
+    @Test func aStoreManagerOpensItsStoresWithItsConfiguration() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let manager = StoreManager(root: directory.url, configuration: SmartStore.Configuration(queryStepBudget: 1_000_000))
+        let store = try manager.store(for: .global)
+        defer { store.close() }
+        let error = storeError { _ = try store.query(.smart(Self.endless)) }
+        #expect(error?.code == .queryBudgetExceeded)
+        #expect(error?.reason.contains("1000000") == true, "\(error?.reason ?? "")")
+    }
+
     @Test func anEndlessRecursiveQueryStopsAtItsBudget() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
