@@ -149,7 +149,7 @@ extension RestRequest {
         let client = RestClient(credentials: .sample(instance: server.url), transport: SocketTransport(timeout: 1))
         let start = ContinuousClock.now
         let error = await #expect(throws: RestClientError.self) { try await client.send(request: .versions()) }
-        #expect(ContinuousClock.now - start < .seconds(5))
+        #expect(ContinuousClock.now - start < .seconds(30), "ended by the 1 s deadline, not by the endless body's end (the bound allows a loaded machine)")
         #expect(await server.clientsLeft(within: .seconds(10)), "the transfer ended")
         guard case .network(let underlying as OAuthError)? = error, case .timedOut(let what) = underlying else {
             Issue.record("expected a timeout, got \(String(describing: error))"); return
