@@ -57,12 +57,14 @@ public final class SocketTransport: HTTPTransport {
     ///   - timeout: How long a whole request may take.
     ///   - maximumResponseBytes: The most an answer's body may hold when the request names no limit.
     ///   - maximumIdleConnectionsPerHost: How many idle connections to keep for each host (0: none).
+    ///   - maximumIdleTime: How long an idle connection is kept for reuse (servers close theirs
+    ///     after a few seconds; one the server closed is never used).
     public init(timeout: TimeInterval = 30, maximumResponseBytes: Int = SocketTransport.defaultMaximumResponseBytes,
-                maximumIdleConnectionsPerHost: Int = 4) {
+                maximumIdleConnectionsPerHost: Int = 4, maximumIdleTime: Duration = .seconds(15)) {
         deadline = timeout
         self.maximumResponseBytes = maximumResponseBytes
         self.maximumIdleConnectionsPerHost = max(0, maximumIdleConnectionsPerHost)
-        pool = ConnectionPool(capacity: self.maximumIdleConnectionsPerHost)
+        pool = ConnectionPool(capacity: self.maximumIdleConnectionsPerHost, maximumIdle: maximumIdleTime)
         trustedCertificates = []
     }
 
@@ -70,11 +72,12 @@ public final class SocketTransport: HTTPTransport {
     /// certificate authorities: a private authority, or a test server's self-signed certificate.
     /// - Throws: ``HTTPTransportError`` (`invalidRequest`) when a blob holds no PEM certificate.
     public init(timeout: TimeInterval = 30, maximumResponseBytes: Int = SocketTransport.defaultMaximumResponseBytes,
-                maximumIdleConnectionsPerHost: Int = 4, trustedCertificates: [Data]) throws(HTTPTransportError) {
+                maximumIdleConnectionsPerHost: Int = 4, maximumIdleTime: Duration = .seconds(15),
+                trustedCertificates: [Data]) throws(HTTPTransportError) {
         deadline = timeout
         self.maximumResponseBytes = maximumResponseBytes
         self.maximumIdleConnectionsPerHost = max(0, maximumIdleConnectionsPerHost)
-        pool = ConnectionPool(capacity: self.maximumIdleConnectionsPerHost)
+        pool = ConnectionPool(capacity: self.maximumIdleConnectionsPerHost, maximumIdle: maximumIdleTime)
         self.trustedCertificates = trustedCertificates
         #if canImport(COpenSSL)
         do throws(TransferFailure) {

@@ -38,7 +38,7 @@ enum LoopbackClient {
         #endif
         guard descriptor >= 0 else { return .failure(Failure(description: "socket: \(String(cString: strerror(errno)))")) }
         defer { close(descriptor) }
-        var timeout = timeval(tv_sec: 10, tv_usec: 0)
+        var timeout = timeval(tv_sec: 60, tv_usec: 0)   // a starved machine answers late; never is what it catches
         _ = setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         var storage = sockaddr_storage()
         let length: socklen_t
