@@ -86,9 +86,11 @@ public final class KeyRing: Sendable {
 
     /// `owner`'s data key.
     ///
-    /// - Parameter creatingIfMissing: Whether to create (and wrap, and `fsync`) a new random key
-    ///   when the owner has none: at a login or the first launch, not when reading data that
-    ///   should exist (its key may have been destroyed: then it stays unreadable).
+    /// - Parameters:
+    ///   - owner: `global` or a user's id (a plain file name: `a-z A-Z 0-9 . _ -`).
+    ///   - creatingIfMissing: Whether to create (and wrap, and `fsync`) a new random key when the
+    ///     owner has none: at a login or the first launch, not when reading data that should
+    ///     exist (its key may have been destroyed: then it stays unreadable).
     /// - Throws: ``KeyError``: no key (``KeyError/Problem/missingDataKey(owner:path:)``), a
     ///   damaged or misplaced wrapped key, or a file error.
     public func dataKey(for owner: String, creatingIfMissing: Bool = false) throws(KeyError) -> SecretKey {
