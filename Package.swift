@@ -2,10 +2,11 @@
 import PackageDescription
 
 // AppKernel takes no package dependencies — the user's rule. Only the toolchain's own
-// libraries (Foundation, Dispatch, Synchronization, Testing) are used, and one system library:
+// libraries (Foundation, Dispatch, Synchronization, Testing) are used, and two system libraries:
 // SQLite (libsqlite3, with its header from libsqlite3-dev), the database SmartStore is built on,
 // through the CSQLite module map; and on Linux OpenSSL 3 (libssl and libcrypto, headers from
-// libssl-dev), the TLS of AppKernelAuth's SocketTransport, through the COpenSSL module map.
+// libssl-dev) through the COpenSSL module map: the TLS of AppKernelAuth's SocketTransport and
+// AppKernelCore's cryptography (AES-256-GCM, HKDF, SHA-256, HMAC, PBKDF2, random bytes).
 let strictSettings: [SwiftSetting] = [
     .enableUpcomingFeature("ExistentialAny"),
     .enableUpcomingFeature("MemberImportVisibility"),
@@ -31,7 +32,10 @@ let package = Package(
     ],
     dependencies: [],
     targets: [
-        .target(name: "AppKernelCore", swiftSettings: strictSettings),
+        // Core's cryptography comes from the system's libcrypto on Linux (COpenSSL), from
+        // CryptoKit and CommonCrypto, which ship with the OS, on Apple platforms.
+        .target(name: "AppKernelCore", dependencies: [.target(name: "COpenSSL", condition: .when(platforms: [.linux]))],
+                swiftSettings: strictSettings),
         .target(name: "AppKernel", dependencies: ["AppKernelCore"], swiftSettings: strictSettings),
         .target(name: "AppKernelTesting", dependencies: ["AppKernel", "AppKernelCore"], swiftSettings: strictSettings),
         .systemLibrary(name: "COpenSSL", path: "Sources/COpenSSL", providers: [.apt(["libssl-dev"]), .brew(["openssl@3"])]),

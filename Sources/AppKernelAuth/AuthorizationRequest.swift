@@ -1,4 +1,5 @@
 public import Foundation
+import AppKernelCore
 
 /// One login attempt: the authorize URL to open, and the parsing of the callback it ends with.
 ///

@@ -1,4 +1,5 @@
 import Foundation
+public import AppKernelCore
 
 /// base64url without padding (RFC 4648 §5), as PKCE and JWTs use it.
 public enum Base64URL {
@@ -19,15 +20,9 @@ public enum Base64URL {
     }
 }
 
-/// Cryptographically secure random bytes, from the system's generator.
-public enum SecureRandom {
-    /// `count` random bytes.
-    public static func bytes(_ count: Int) -> [UInt8] {
-        var generator = SystemRandomNumberGenerator()
-        return (0..<count).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
-    }
-
-    /// A random base64url string carrying `byteCount` bytes of entropy.
+extension SecureRandom {
+    /// A random base64url string carrying `byteCount` bytes of entropy (``SecureRandom`` is
+    /// AppKernelCore's, from the system's generator).
     public static func token(byteCount: Int = 32) -> String { Base64URL.encode(bytes(byteCount)) }
 }
 

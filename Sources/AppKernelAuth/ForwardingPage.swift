@@ -1,4 +1,5 @@
 import Foundation
+import AppKernelCore
 import Synchronization
 #if canImport(Glibc)
 import Glibc

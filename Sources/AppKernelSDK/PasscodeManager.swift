@@ -1,4 +1,5 @@
 import AppKernelAuth
+import AppKernelCore
 import Foundation
 import Synchronization
 

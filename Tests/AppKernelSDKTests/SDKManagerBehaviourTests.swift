@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import AppKernel
 import AppKernelAuth
+import AppKernelCore
 @_spi(Testing) import AppKernelSDK
 import AppKernelSDKTesting
 import AppKernelTesting
