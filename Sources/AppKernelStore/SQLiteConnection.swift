@@ -131,9 +131,9 @@ final class SQLiteConnection {
         switch key.withBytes({ ak_sealed_probe(path, $0) }) {
         case AK_PROBE_WRONG_KEY:
             explained.wrongKey = true
-            explained.message = "a sealed store that this key does not open (page 1 fails its authentication tag): the wrong key; nothing was read or written"
+            explained.message = "a sealed store sealed with another key (its key check differs): the wrong key; nothing was read or written"
         case AK_PROBE_DAMAGED:
-            explained.message = "a sealed store whose first page is damaged (it fails its authentication tag, the next page opens with this key)"
+            explained.message = "a sealed store whose header or first page is damaged (it fails its authentication tag with the right key)"
         case AK_PROBE_PLAINTEXT:
             explained.message = "a plain (unencrypted) SQLite database, opened with a key"
         case AK_PROBE_FOREIGN:

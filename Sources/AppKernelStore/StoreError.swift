@@ -136,7 +136,7 @@ extension StoreError {
         case 26 /* SQLITE_NOTADB */ where failure.wrongKey: .wrongKey
         case 26 /* SQLITE_NOTADB */, 11 /* SQLITE_CORRUPT */: .corruptDatabase
         // A sealed page that fails its authentication tag: damaged or tampered with.
-        case 10 /* SQLITE_IOERR */ where failure.code == 3594 /* SQLITE_IOERR_DATA */: .corruptDatabase
+        case 10 /* SQLITE_IOERR */ where failure.code == 8202 /* SQLITE_IOERR_DATA */: .corruptDatabase
         case 9 /* SQLITE_INTERRUPT */: .cancelled
         case 14 /* SQLITE_CANTOPEN */: .cannotOpen
         case 21 /* SQLITE_MISUSE */ where failure.message == "the store is closed": .storeClosed

@@ -97,18 +97,19 @@ ak_probe_result ak_sealed_probe(const char *path, const unsigned char *key) {
         result = AK_PROBE_SEALED_UNCHECKED;
     } else {
         int pageSize = akp_header_page_size(header);
-        unsigned char subkey[AK_SEALED_KEY_BYTES];
+        unsigned char subkey[AK_SEALED_KEY_BYTES], check[AK_CHECK_BYTES];
         unsigned char *page = pageSize ? malloc((size_t)pageSize) : NULL;
-        if (!pageSize || size < pageSize) {
-            result = AK_PROBE_DAMAGED;
-        } else if (!page || akp_derive(key, header + AK_MAGIC_BYTES, subkey) != 0) {
+        if (akp_key_check(key, check) != 0) {
             result = AK_PROBE_UNREADABLE;
-        } else if (pageOpens(descriptor, subkey, 1, page, pageSize)) {
-            result = AK_PROBE_SEALED;
+        } else if (memcmp(check, header + AK_MAGIC_BYTES, AK_CHECK_BYTES) != 0) {
+            result = AK_PROBE_WRONG_KEY;
+        } else if (!pageSize || size < pageSize) {
+            result = AK_PROBE_DAMAGED;
+        } else if (!page || akp_derive(key, header + AK_FILE_ID_OFFSET, subkey) != 0) {
+            result = AK_PROBE_UNREADABLE;
         } else {
-            // Page 1 fails: if the next page opens, the key is right and page 1 is damaged.
-            result = size >= 2 * (off_t)pageSize && pageOpens(descriptor, subkey, 2, page, pageSize) ? AK_PROBE_DAMAGED
-                                                                                                  : AK_PROBE_WRONG_KEY;
+            // The key is the file's: a page 1 that fails its tag is damaged.
+            result = pageOpens(descriptor, subkey, 1, page, pageSize) ? AK_PROBE_SEALED : AK_PROBE_DAMAGED;
         }
         OPENSSL_cleanse(subkey, sizeof subkey);
         free(page);

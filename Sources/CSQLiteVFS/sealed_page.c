@@ -24,21 +24,29 @@ int akp_init(void) {
     return aesGCM && hkdf ? 0 : -1;
 }
 
-int akp_derive(const unsigned char key[AK_SEALED_KEY_BYTES], const unsigned char fileId[AK_FILE_ID_BYTES],
-               unsigned char subkey[AK_SEALED_KEY_BYTES]) {
-    static const char info[] = "appkernel/sqlite-page/v1";
+/// HKDF-SHA256 (RFC 5869) of `key` with `salt` (none when NULL) and `info`, `length` bytes.
+static int derive(const unsigned char *key, const unsigned char *salt, size_t saltLength, const char *info,
+                  unsigned char *out, size_t length) {
     EVP_KDF_CTX *context = EVP_KDF_CTX_new(hkdf);
     if (!context) return -1;
-    OSSL_PARAM params[] = {
-        OSSL_PARAM_construct_utf8_string(OSSL_KDF_PARAM_DIGEST, (char *)"SHA256", 0),
-        OSSL_PARAM_construct_octet_string(OSSL_KDF_PARAM_KEY, (void *)key, AK_SEALED_KEY_BYTES),
-        OSSL_PARAM_construct_octet_string(OSSL_KDF_PARAM_SALT, (void *)fileId, AK_FILE_ID_BYTES),
-        OSSL_PARAM_construct_octet_string(OSSL_KDF_PARAM_INFO, (void *)info, sizeof info - 1),
-        OSSL_PARAM_construct_end(),
-    };
-    int ok = EVP_KDF_derive(context, subkey, AK_SEALED_KEY_BYTES, params) == 1;
+    OSSL_PARAM params[5], *param = params;
+    *param++ = OSSL_PARAM_construct_utf8_string(OSSL_KDF_PARAM_DIGEST, (char *)"SHA256", 0);
+    *param++ = OSSL_PARAM_construct_octet_string(OSSL_KDF_PARAM_KEY, (void *)key, AK_SEALED_KEY_BYTES);
+    if (salt) *param++ = OSSL_PARAM_construct_octet_string(OSSL_KDF_PARAM_SALT, (void *)salt, saltLength);
+    *param++ = OSSL_PARAM_construct_octet_string(OSSL_KDF_PARAM_INFO, (void *)info, strlen(info));
+    *param = OSSL_PARAM_construct_end();
+    int ok = EVP_KDF_derive(context, out, length, params) == 1;
     EVP_KDF_CTX_free(context);
     return ok ? 0 : -1;
+}
+
+int akp_derive(const unsigned char key[AK_SEALED_KEY_BYTES], const unsigned char fileId[AK_FILE_ID_BYTES],
+               unsigned char subkey[AK_SEALED_KEY_BYTES]) {
+    return derive(key, fileId, AK_FILE_ID_BYTES, "appkernel/sqlite-page/v1", subkey, AK_SEALED_KEY_BYTES);
+}
+
+int akp_key_check(const unsigned char key[AK_SEALED_KEY_BYTES], unsigned char check[AK_CHECK_BYTES]) {
+    return derive(key, NULL, 0, "appkernel/sqlite-key-check/v1", check, AK_CHECK_BYTES);
 }
 
 int akp_valid_page_size(int pageSize) {
@@ -96,7 +104,7 @@ static int additionalData(EVP_CIPHER_CTX *context, int encrypting, uint32_t pgno
                       : EVP_DecryptUpdate(context, NULL, &ignored, aad, length) == 1;
 }
 
-int akp_seal(ak_cipher *cipher, const unsigned char *subkey, unsigned generation, const unsigned char *fileId,
+int akp_seal(ak_cipher *cipher, const unsigned char *subkey, unsigned generation, const unsigned char *identity,
              uint32_t pgno, const unsigned char *plain, unsigned char *out, int pageSize) {
     int usable = pageSize - AK_SEALED_RESERVE, start = pgno == 1 ? AK_HEADER_CLEAR : 0, length = 0;
     if (!cipher->encrypt && !(cipher->encrypt = EVP_CIPHER_CTX_new())) return -1;
@@ -106,8 +114,7 @@ int akp_seal(ak_cipher *cipher, const unsigned char *subkey, unsigned generation
     }
     unsigned char *nonce = out + usable, *tag = nonce + AK_NONCE_BYTES, *formatWord = tag + AK_TAG_BYTES;
     if (pgno == 1) {
-        memcpy(out, AK_MAGIC, AK_MAGIC_BYTES);
-        memcpy(out + AK_MAGIC_BYTES, fileId, AK_FILE_ID_BYTES);
+        memcpy(out, identity, AK_IDENTITY_BYTES);
         memcpy(out + 16, plain + 16, AK_HEADER_CLEAR - 16);
     }
     // NIST SP 800-38D §8.2.2: a 96-bit nonce from the DRBG for every page write.

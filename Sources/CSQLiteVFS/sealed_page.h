@@ -8,10 +8,14 @@
 #include <openssl/evp.h>
 #include "appkernel_sealed_vfs.h"
 
-/// Page 1's first 8 bytes on disk (instead of "SQLite format 3\0"), then the 8-byte file id.
-#define AK_MAGIC "AKSQL1\0\0"
-#define AK_MAGIC_BYTES 8
+/// Page 1's first 16 bytes on disk (instead of "SQLite format 3\0"): the magic, the key check
+/// (which key the file is sealed with), the random file id (which file a page belongs to).
+#define AK_MAGIC "AKS1"
+#define AK_MAGIC_BYTES 4
+#define AK_CHECK_BYTES 4
+#define AK_FILE_ID_OFFSET 8
 #define AK_FILE_ID_BYTES 8
+#define AK_IDENTITY_BYTES 16
 /// Page 1's bytes [0, AK_HEADER_CLEAR) are stored in clear: magic, file id, SQLite's 16–23.
 #define AK_HEADER_CLEAR 24
 #define AK_NONCE_BYTES 12
@@ -35,6 +39,9 @@ int akp_init(void);
 /// The page subkey: HKDF-SHA256(key, salt = file id, info = "appkernel/sqlite-page/v1").
 int akp_derive(const unsigned char key[AK_SEALED_KEY_BYTES], const unsigned char fileId[AK_FILE_ID_BYTES],
                unsigned char subkey[AK_SEALED_KEY_BYTES]);
+/// The key check: HKDF-SHA256(key, no salt, info = "appkernel/sqlite-key-check/v1"), 4 bytes.
+/// Tells a wrong key from a damaged file before any page is decrypted.
+int akp_key_check(const unsigned char key[AK_SEALED_KEY_BYTES], unsigned char check[AK_CHECK_BYTES]);
 /// Whether `pageSize` is one SQLite allows (a power of two, 512…65536).
 int akp_valid_page_size(int pageSize);
 /// The page size in a sealed page 1 header (bytes 16–17, 1 meaning 65536), 0 when invalid.
@@ -44,9 +51,10 @@ int akp_all_zero(const unsigned char *bytes, int from, int to);
 
 void akp_cipher_free(ak_cipher *cipher);
 /// Encrypts SQLite's page `plain` (P bytes, its reserve all zeros) as page `pgno` into `out`
-/// (P bytes). Page 1: `out` starts with the magic, `fileId` and `plain`'s bytes 16–23, in clear.
+/// (P bytes). Page 1: `out` starts with `identity` (magic, key check, file id) and `plain`'s
+/// bytes 16–23, in clear.
 /// 0 on success.
-int akp_seal(ak_cipher *cipher, const unsigned char *subkey, unsigned generation, const unsigned char *fileId,
+int akp_seal(ak_cipher *cipher, const unsigned char *subkey, unsigned generation, const unsigned char *identity,
              uint32_t pgno, const unsigned char *plain, unsigned char *out, int pageSize);
 /// Decrypts the sealed page `disk` (P bytes) as page `pgno` into `out` (P bytes; may be `disk`).
 /// Only a page whose tag verifies reaches `out`: on failure `out` is zeroed and -1 returned.

@@ -52,4 +52,181 @@ struct SealedStoreTests {
         let found = try reopened.query(.match(soupName: "accounts", path: "Description", matchKey: "number", orderPath: "Employees", pageSize: 5))
         #expect(found.count == 5)
     }
+
+    /// A sealed connection (the store's own layer) on a fresh file with table `t`: `rows` rows of
+    /// 1,000 bytes carrying `canary`, so that every page after page 2 is a page of `t`.
+    static func sealedTable(at path: String, canary: String, rows: Int = 20, journal: String = "WAL") throws -> SQLiteConnection {
+        _ = FileManager.default.createFile(atPath: path, contents: nil)
+        let connection = try SQLiteConnection(path: path, readOnly: false, key: try key())
+        try connection.execute("PRAGMA journal_mode = \(journal); PRAGMA synchronous = FULL; CREATE TABLE t (x TEXT)")
+        for row in 0..<rows {
+            try connection.execute("INSERT INTO t VALUES ('\(canary) \(row) ' || hex(zeroblob(480)))")
+        }
+        return connection
+    }
+
+    /// What reading every row of `t` gives: the row count, or the store error it fails with.
+    static func readAll(_ path: String, key: SmartStore.EncryptionKey? = nil) -> Result<Int, StoreError> {
+        do {
+            let connection = try SQLiteConnection(path: path, readOnly: true, key: try key ?? Self.key())
+            defer { connection.close() }
+            let statement = try connection.prepare("SELECT count(*), sum(length(x)) FROM t", cache: false)
+            _ = try statement.step()
+            return .success(Int(statement.int64(0)))
+        } catch let failure as SQLiteFailure {
+            return .failure(StoreError(failure, file: path))
+        } catch {
+            return .failure(StoreError(code: .sqliteError, reason: "\(error)"))
+        }
+    }
+
+    static func bytes(_ path: String) throws -> [UInt8] { Array(try Data(contentsOf: URL(fileURLWithPath: path))) }
+    static func write(_ bytes: [UInt8], to path: String) throws { try Data(bytes).write(to: URL(fileURLWithPath: path)) }
+
+    @Test func rollbackJournalIsSealedAndRollsBack() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let canary = "Canary-\(UUID().uuidString)", path = directory.file("db.sqlite").path
+        let connection = try Self.sealedTable(at: path, canary: canary, journal: "DELETE")
+        // A tiny cache spills changed pages into the database mid-transaction, as a big one does.
+        try connection.execute("PRAGMA cache_size = 2; BEGIN; UPDATE t SET x = 'changed'")
+        // Mid-transaction the journal holds the old pages (the canary), sealed, under "-sjournal".
+        let journal = try Self.bytes(path + "-sjournal")
+        #expect(journal.count > 20 * 1_000)
+        #expect(!Data(journal).contains(Data(canary.utf8)))
+        #expect(!FileManager.default.fileExists(atPath: path + "-journal"))
+        // A copy of the files now is what a kill leaves: a hot journal the next open plays back.
+        let copy = directory.file("copy.sqlite").path
+        try Self.write(try Self.bytes(path), to: copy)
+        try Self.write(journal, to: copy + "-sjournal")
+        try connection.execute("ROLLBACK")
+        let statement = try connection.prepare("SELECT count(*) FROM t WHERE x LIKE 'Canary-%'", cache: false)
+        #expect(try statement.step() && statement.int64(0) == 20)
+        connection.close()
+        let recovered = try SQLiteConnection(path: copy, readOnly: false, key: try Self.key())
+        defer { recovered.close() }
+        let count = try recovered.prepare("SELECT count(*) FROM t WHERE x LIKE 'Canary-%'", cache: false)
+        #expect(try count.step() && count.int64(0) == 20)
+        #expect(!FileManager.default.fileExists(atPath: copy + "-sjournal"))
+    }
+
+    @Test func wrongKeyIsWrongKeyAndTheFileStaysAsItWas() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let url = directory.file("store.sqlite")
+        let store = try SmartStore(fileURL: url, key: try Self.key())
+        try store.registerSoups([Fixture.accounts])
+        try store.upsert(Self.entries("secret", count: 50), intoSoup: "accounts")
+        store.close()
+        let before = try Self.allBytes(in: directory).map { $0.0 + ":" + $0.1.base64EncodedString() }.sorted()
+
+        let wrong = storeError { _ = try SmartStore(fileURL: url, key: try Self.key(8)) }
+        #expect(wrong?.code == .wrongKey)
+        #expect(wrong?.file == url.path)
+        let none = storeError { _ = try SmartStore(fileURL: url) }
+        #expect(none?.code == .wrongKey)
+        #expect(storeError { _ = try SmartStore.EncryptionKey(bytes: [UInt8](repeating: 1, count: 31)) }?.code == .wrongKey)
+        let after = try Self.allBytes(in: directory).map { $0.0 + ":" + $0.1.base64EncodedString() }.sorted()
+        #expect(after == before)
+
+        let right = try SmartStore(fileURL: url, key: try Self.key())
+        defer { right.close() }
+        #expect(try right.count(.all(soupName: "accounts")) == 50)
+    }
+
+    /// Observed with SQLite 3.40.1's shell and Python's sqlite3 module (issue 30's research memo
+    /// §1.4): a file whose first 16 bytes are not "SQLite format 3" is "not a database".
+    @Test func plainSQLiteSaysFileIsNotADatabase() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let url = directory.file("store.sqlite")
+        let store = try SmartStore(fileURL: url, key: try Self.key())
+        try store.registerSoups([Fixture.accounts])
+        try store.upsert(Self.entries("secret", count: 5), intoSoup: "accounts")
+        store.close()
+        let script = "import sqlite3, sys\ntry:\n    sqlite3.connect(sys.argv[1]).execute('SELECT * FROM sqlite_master').fetchall()\n"
+            + "    print('opened')\nexcept sqlite3.DatabaseError as error:\n    print(error)\n"
+        let python = try ChildProcess(executable: "/usr/bin/env", arguments: ["python3", "-c", script, url.path])
+        #expect(await python.waitForExit() == 0)
+        #expect(python.lines == ["file is not a database"])
+        if FileManager.default.isExecutableFile(atPath: "/usr/bin/sqlite3") {
+            let shell = try ChildProcess(executable: "/usr/bin/sqlite3", arguments: [url.path, ".tables"])
+            #expect(await shell.waitForExit() != 0)
+            #expect(shell.errors.contains("file is not a database"))
+        }
+    }
+
+    /// Page 2, 3 and the last page (0).
+    @Test(arguments: [2, 3, 0])
+    func aFlippedBitInAPageIsCorruptDatabase(page: Int) throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.file("db.sqlite").path
+        try Self.sealedTable(at: path, canary: "secret").close()
+        #expect(try Self.readAll(path).get() == 20)
+        var bytes = try Self.bytes(path)
+        let pages = bytes.count / 4096
+        #expect(pages >= 6)
+        bytes[((page == 0 ? pages : page) - 1) * 4096 + 700] ^= 0x10
+        try Self.write(bytes, to: path)
+        #expect(throws: StoreError.self) { try Self.readAll(path).get() }
+        #expect(Self.readAll(path).failureCode == .corruptDatabase)
+    }
+
+    @Test func swappedPagesAreCorruptDatabase() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.file("db.sqlite").path
+        try Self.sealedTable(at: path, canary: "secret").close()
+        var bytes = try Self.bytes(path)
+        let third = Array(bytes[8192..<12288])
+        bytes.replaceSubrange(8192..<12288, with: bytes[12288..<16384])
+        bytes.replaceSubrange(12288..<16384, with: third)
+        try Self.write(bytes, to: path)
+        #expect(Self.readAll(path).failureCode == .corruptDatabase)
+    }
+
+    @Test func aDamagedFirstPageOrHeaderIsCorruptNotWrongKey() throws {
+        for offset in [17, 20, 9, 300] {   // page size, reserve, file id, ciphertext
+            let directory = try TemporaryDirectory()
+            defer { directory.remove() }
+            let path = directory.file("db.sqlite").path
+            try Self.sealedTable(at: path, canary: "secret").close()
+            var bytes = try Self.bytes(path)
+            bytes[offset] ^= 0x01
+            try Self.write(bytes, to: path)
+            let code = Self.readAll(path).failureCode
+            #expect(code == .corruptDatabase, "offset \(offset): \(String(describing: code))")
+        }
+    }
+
+    @Test func aTruncatedFileIsCorruptDatabase() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.file("db.sqlite").path
+        try Self.sealedTable(at: path, canary: "secret").close()
+        let bytes = try Self.bytes(path)
+        try Self.write(Array(bytes.prefix(bytes.count - 1_000)), to: path)
+        #expect(Self.readAll(path).failureCode == .corruptDatabase)
+    }
+
+    @Test func bigSortsVacuumAndSavepointsStayInMemory() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.file("db.sqlite").path
+        let connection = try Self.sealedTable(at: path, canary: "secret", rows: 2_000)
+        defer { connection.close() }
+        try connection.execute("SAVEPOINT a; DELETE FROM t WHERE rowid % 2 = 0; ROLLBACK TO a; RELEASE a; VACUUM")
+        let sorted = try connection.prepare("SELECT x FROM t ORDER BY substr(x, 40) DESC, x LIMIT 1", cache: false)
+        #expect(try sorted.step())
+        #expect(Self.readAll(path).successCount == 2_000)
+    }
+}
+
+extension Result where Failure == StoreError {
+    var failureCode: StoreError.Code? { if case .failure(let error) = self { error.code } else { nil } }
+}
+
+extension Result where Success == Int {
+    var successCount: Int? { try? get() }
 }

@@ -46,15 +46,14 @@ typedef enum {
     AK_PROBE_EMPTY = 0,
     /// A sealed database whose page 1 opens with the key.
     AK_PROBE_SEALED = 1,
-    /// A sealed database whose page 1 does not open with the key, nor any page after it: the
-    /// wrong key (or every page damaged).
+    /// A sealed database sealed with another key (its key check differs).
     AK_PROBE_WRONG_KEY = 2,
     /// A plain SQLite database ("SQLite format 3").
     AK_PROBE_PLAINTEXT = 3,
     /// Neither: another kind of file.
     AK_PROBE_FOREIGN = 4,
-    /// A sealed database with a damaged header or page 1 (page 2 opens with the key), or
-    /// truncated inside page 1.
+    /// A sealed database with this key whose header or page 1 is damaged (fails its tag), or
+    /// that is cut short inside page 1.
     AK_PROBE_DAMAGED = 5,
     /// The file cannot be read (errno says why).
     AK_PROBE_UNREADABLE = 6,
