@@ -53,6 +53,15 @@ struct SealedStoreTests {
         #expect(found.count == 5)
     }
 
+    /// The trait's second run seals ``Fixture/store(in:accounts:)``'s store, the first does not.
+    @Test(.sealedAndPlain) func fixtureStoresAreSealedInTheSecondRun() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        try Fixture.store(in: directory).close()
+        let plain = try Data(contentsOf: directory.file("store.sqlite")).prefix(16) == Data("SQLite format 3\0".utf8)
+        #expect(plain == (Fixture.sealingKey == nil))
+    }
+
     /// A sealed connection (the store's own layer) on a fresh file with table `t`: `rows` rows of
     /// 1,000 bytes carrying `canary`, so that every page after page 2 is a page of `t`.
     static func sealedTable(at path: String, canary: String, rows: Int = 20, journal: String = "WAL") throws -> SQLiteConnection {
@@ -229,4 +238,24 @@ extension Result where Failure == StoreError {
 
 extension Result where Success == Int {
     var successCount: Int? { try? get() }
+}
+
+/// Runs each test of a suite twice: on plain stores, then on sealed ones (``Fixture/store(in:accounts:)``
+/// opens with ``Fixture/sealingKey``), so the store's API tests cover both.
+struct SealedAndPlain: SuiteTrait, TestTrait, TestScoping {
+    var isRecursive: Bool { true }
+
+    func scopeProvider(for test: Test, testCase: Test.Case?) -> SealedAndPlain? {
+        testCase == nil ? nil : self
+    }
+
+    func provideScope(for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void) async throws {
+        try await function()
+        try await Fixture.$sealingKey.withValue(try SealedStoreTests.key(99)) { try await function() }
+    }
+}
+
+extension Trait where Self == SealedAndPlain {
+    /// Runs each test on plain stores, then on sealed ones.
+    static var sealedAndPlain: SealedAndPlain { SealedAndPlain() }
 }
