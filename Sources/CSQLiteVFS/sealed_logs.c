@@ -70,6 +70,7 @@ int akv_walAccess(SealedFile *file, void *buffer, int amount, sqlite3_int64 offs
         // zeros, and SQLite's own checksum then ends the log there.
         rc = real->pMethods->xRead(real, bytes, amount, offset);
         if (rc != SQLITE_OK) return rc;
+        pgno = akp_get32(bytes);
         if (akp_open(&file->cipher, main->subkey, main->generation, pgno, bytes + 24, bytes + 24, pageSize) != 0) {
             sqlite3_log(SQLITE_NOTICE, "sealed VFS: WAL recovery stops at a frame of page %u that fails its tag", pgno);
         }

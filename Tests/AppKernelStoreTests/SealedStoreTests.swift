@@ -119,6 +119,23 @@ struct SealedStoreTests {
         #expect(!FileManager.default.fileExists(atPath: copy + "-sjournal"))
     }
 
+    /// What a kill leaves: the database and a WAL of commits not yet checkpointed. SQLite's
+    /// recovery reads the WAL's frames whole; every commit must come back.
+    @Test func aCopyOfAnOpenStoreRecoversItsCommitsFromTheWAL() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let url = directory.file("store.sqlite"), copy = directory.file("copy.sqlite")
+        let store = try SmartStore(fileURL: url, key: try Self.key())
+        try store.registerSoups([Fixture.accounts])
+        for batch in 0..<5 { try store.upsert(Self.entries("batch\(batch)", count: 40), intoSoup: "accounts") }
+        try FileManager.default.copyItem(at: url, to: copy)
+        try FileManager.default.copyItem(atPath: url.path + "-swal", toPath: copy.path + "-swal")
+        store.close()
+        let recovered = try SmartStore(fileURL: copy, key: try Self.key())
+        defer { recovered.close() }
+        #expect(try recovered.count(.all(soupName: "accounts")) == 200)
+    }
+
     @Test func wrongKeyIsWrongKeyAndTheFileStaysAsItWas() throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
