@@ -136,6 +136,27 @@ struct SealedStoreTests {
         #expect(try recovered.count(.all(soupName: "accounts")) == 200)
     }
 
+    /// A wrong key on what a kill left (a WAL not checkpointed): nothing read, nothing written,
+    /// the WAL neither replayed nor removed; the right key then recovers every commit.
+    @Test func aWrongKeyLeavesAKilledStoreAndItsWALAsTheyWere() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let url = directory.file("store.sqlite"), copy = directory.file("copy.sqlite")
+        let store = try SmartStore(fileURL: url, key: try Self.key())
+        try store.registerSoups([Fixture.accounts])
+        try store.upsert(Self.entries("kept", count: 60), intoSoup: "accounts")
+        try FileManager.default.copyItem(at: url, to: copy)
+        try FileManager.default.copyItem(atPath: url.path + "-swal", toPath: copy.path + "-swal")
+        store.close()
+        let before = [try Self.bytes(copy.path), try Self.bytes(copy.path + "-swal")]
+        #expect(storeError { _ = try SmartStore(fileURL: copy, key: try Self.key(8)) }?.code == .wrongKey)
+        #expect([try Self.bytes(copy.path), try Self.bytes(copy.path + "-swal")] == before)
+        #expect(!FileManager.default.fileExists(atPath: copy.path + "-shm"))
+        let right = try SmartStore(fileURL: copy, key: try Self.key())
+        defer { right.close() }
+        #expect(try right.count(.all(soupName: "accounts")) == 60)
+    }
+
     @Test func wrongKeyIsWrongKeyAndTheFileStaysAsItWas() throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
