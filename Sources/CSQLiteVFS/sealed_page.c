@@ -154,7 +154,11 @@ int akp_open(ak_cipher *cipher, const unsigned char *subkey, unsigned generation
     memcpy(out, plain, (size_t)pageSize);
     ok = 1;
 done:
-    if (cipher->scratch) OPENSSL_cleanse(cipher->scratch, (size_t)cipher->scratchSize);
-    if (!ok) memset(out, 0, (size_t)pageSize);
+    // A page that failed its tag leaves no trace; one that passed is in SQLite's cache anyway
+    // (the scratch page is wiped when the file closes).
+    if (!ok) {
+        if (cipher->scratch) OPENSSL_cleanse(cipher->scratch, (size_t)cipher->scratchSize);
+        memset(out, 0, (size_t)pageSize);
+    }
     return ok ? 0 : -1;
 }
