@@ -362,16 +362,27 @@ public final class SmartStore: Sendable {
     }
 }
 
-/// Refuses, before SQLite reads it, a sealed store opened without a key and a plain one opened
-/// with a key (its migration to a sealed store is not there yet).
+/// Before SQLite reads the file: refuses a sealed store opened without a key, and seals a plain
+/// one opened with a key (the migration of an earlier version's store; DocC "Sealed store pages"),
+/// after clearing what a migration killed midway left.
 private func checkSealing(_ path: String, key: SmartStore.EncryptionKey?) throws(StoreError) {
+    if key != nil, ak_sealed_recover(path) != 0 {
+        throw StoreError(code: .cannotOpen, reason: "cannot clear an interrupted migration's files (\(path).sealing, \(path).plain-old): "
+                         + String(cString: strerror(errno)), file: path)
+    }
     switch ak_sealed_probe(path, nil) {
     case AK_PROBE_SEALED_UNCHECKED where key == nil:
         throw StoreError(code: .wrongKey, reason: "a sealed (encrypted) store opened without a key: open it with its key; nothing was read or written",
                          file: path)
-    case AK_PROBE_PLAINTEXT where key != nil:
-        throw StoreError(code: .cannotOpen, reason: "a plain (unencrypted) store opened with a key: it needs migrating to a sealed store first; left untouched",
-                         file: path)
+    case AK_PROBE_PLAINTEXT:
+        guard let key else { return }
+        var message = [CChar](repeating: 0, count: 512)
+        let status = key.withBytes { ak_sealed_migrate(path, $0, SQLiteConnection.busyTimeoutMilliseconds, &message, message.count) }
+        guard status == 0 else {
+            throw StoreError(code: .cannotOpen, reason: "a plain store opened with a key could not be sealed: "
+                             + String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self) + "; it is left as it was",
+                             file: path)
+        }
     default:
         return
     }

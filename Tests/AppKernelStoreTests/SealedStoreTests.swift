@@ -62,6 +62,68 @@ struct SealedStoreTests {
         #expect(plain == (Fixture.sealingKey == nil))
     }
 
+    /// A plain store from an earlier version with `count` canary entries, closed.
+    static func plainStore(at url: URL, canary: String, count: Int = 200) throws {
+        let store = try SmartStore(fileURL: url)
+        try store.registerSoups([Fixture.accounts])
+        try store.upsert(Self.entries(canary, count: count), intoSoup: "accounts")
+        store.close()
+    }
+
+    /// Issue 30's memo §7.2: the first open with a key seals a plain store (VACUUM INTO a
+    /// verified sealed copy, renamed over it, the plain bytes wiped).
+    @Test func aPlainStoreIsSealedOnItsFirstOpenWithAKey() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let url = directory.file("store.sqlite"), canary = "Canary-\(UUID().uuidString)"
+        try Self.plainStore(at: url, canary: canary)
+        #expect(try Data(contentsOf: url).contains(Data(canary.utf8)))
+        let store = try SmartStore(fileURL: url, key: try Self.key())
+        #expect(try store.count(.all(soupName: "accounts")) == 200)
+        #expect(try store.count(.match(soupName: "accounts", path: "Description", matchKey: "number")) == 200)
+        try store.upsert(Self.entries("after", count: 1), intoSoup: "accounts")
+        store.close()
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.url.path) == ["store.sqlite"])
+        for (name, bytes) in try Self.allBytes(in: directory) {
+            #expect(!bytes.contains(Data(canary.utf8)), "\(name) holds the canary in clear")
+        }
+        #expect(storeError { _ = try SmartStore(fileURL: url) }?.code == .wrongKey)
+        let reopened = try SmartStore(fileURL: url, key: try Self.key())
+        defer { reopened.close() }
+        #expect(try reopened.count(.all(soupName: "accounts")) == 201)
+    }
+
+    /// What a kill at each step of the migration leaves, then the next open with the key: a
+    /// half-written copy (removed, sealed again), the plain file under its second name before the
+    /// rename (the same file: unlinked), and after it (a plain copy: wiped). No entry is lost.
+    @Test(arguments: ["copying", "linked", "renamed"])
+    func aMigrationKilledMidwayIsFinishedByTheNextOpen(step: String) throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let url = directory.file("store.sqlite"), canary = "Canary-\(UUID().uuidString)"
+        try Self.plainStore(at: url, canary: canary)
+        switch step {
+        case "copying":
+            try Self.write([UInt8](repeating: 0x41, count: 5_000), to: url.path + ".sealing")
+        case "linked":
+            try FileManager.default.linkItem(at: url, to: directory.file("store.sqlite.plain-old"))
+        default:
+            try FileManager.default.copyItem(at: url, to: directory.file("store.sqlite.plain-old"))
+            try SmartStore(fileURL: url, key: try Self.key()).close()
+            try FileManager.default.copyItem(at: url, to: directory.file("sealed"))
+            try FileManager.default.removeItem(at: url)
+            try FileManager.default.moveItem(at: directory.file("sealed"), to: url)
+        }
+        let store = try SmartStore(fileURL: url, key: try Self.key())
+        defer { store.close() }
+        #expect(try store.count(.all(soupName: "accounts")) == 200)
+        let names = try FileManager.default.contentsOfDirectory(atPath: directory.url.path)
+        #expect(!names.contains { $0.contains(".sealing") || $0.contains(".plain-old") }, "\(names)")
+        for (name, bytes) in try Self.allBytes(in: directory) {
+            #expect(!bytes.contains(Data(canary.utf8)), "\(name) holds the canary in clear")
+        }
+    }
+
     /// A sealed connection (the store's own layer) on a fresh file with table `t`: `rows` rows of
     /// 1,000 bytes carrying `canary`, so that every page after page 2 is a page of `t`.
     static func sealedTable(at path: String, canary: String, rows: Int = 20, journal: String = "WAL") throws -> SQLiteConnection {

@@ -64,6 +64,18 @@ typedef enum {
 /// Reads `path`'s first page(s) and says what the file is for `key` (NULL: the format only).
 ak_probe_result ak_sealed_probe(const char *path, const unsigned char *key);
 
+/// Seals the plain SQLite database at `path` in place: VACUUM INTO a sealed copy
+/// (`<path>.sealing`), verified (every page's tag, `integrity_check`, the same tables and row
+/// counts), switched to WAL, synced, then renamed over `path` after a second name
+/// (`<path>.plain-old`) is linked to the plain file, whose bytes are then overwritten with zeros
+/// and unlinked. The plain store is held with an exclusive lock throughout. Returns 0, or -1 with
+/// `message` saying what failed (the plain store is then as it was).
+int ak_sealed_migrate(const char *path, const unsigned char *key, int busyMilliseconds, char *message, size_t messageSize);
+
+/// Clears what a migration killed midway left beside `path`: an unfinished `.sealing` copy
+/// (removed), a `.plain-old` name (unlinked when it is `path` itself, else wiped). 0 or -1 (errno).
+int ak_sealed_recover(const char *path);
+
 /// Overwrites `count` bytes at `bytes` with zeros in a way the compiler keeps (OPENSSL_cleanse).
 void ak_sealed_cleanse(void *bytes, size_t count);
 
