@@ -1,7 +1,7 @@
 import CSQLiteVFS
 
 extension SmartStore {
-    /// A store's limits, given to ``SmartStore/init(fileURL:configuration:)``.
+    /// A store's limits, given to ``SmartStore/init(fileURL:configuration:key:)``.
     ///
     /// ```swift
     /// let store = try SmartStore(fileURL: url, configuration: .init(queryStepBudget: 50_000_000))

@@ -28,7 +28,10 @@ import Darwin
 /// entries live in `TABLE_n`), `soup_index_map` (one row an index: path, column, type),
 /// `TABLE_n (id, soup, created, lastModified, TABLE_n_0, …)` with an index per index column, and
 /// `TABLE_n_fts` (FTS5) for `full_text` indexes. A file that is not a database, or a database of
-/// another program's, is refused with a ``StoreError`` and left untouched.
+/// another program's, is refused with a ``StoreError`` and left untouched. Opened with an
+/// ``EncryptionKey``, the store is sealed: every page of the database, its WAL (`-swal`) and
+/// journal (`-sjournal`) encrypted with AES-256-GCM (see "Sealed store pages"); a plain store
+/// is sealed in place on its first open with a key.
 ///
 /// ## Entries
 /// JSON objects (`[String: JSONValue]`). The store adds `_soupEntryId` (an `Int`, never reused in

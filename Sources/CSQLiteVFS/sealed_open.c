@@ -44,15 +44,6 @@ int ak_sealed_open(const char *path, const unsigned char *key, int flags, int bu
     return rc;
 }
 
-int ak_sealed_exec_with_key(sqlite3 *db, const char *sql, const unsigned char *key) {
-    int rc = ak_sealed_register();
-    if (rc != SQLITE_OK) return rc;
-    akPendingKey = key;
-    rc = sqlite3_exec(db, sql, NULL, NULL, NULL);
-    akPendingKey = NULL;
-    return rc;
-}
-
 void ak_sealed_cleanse(void *bytes, size_t count) { OPENSSL_cleanse(bytes, count); }
 
 /// Reads exactly `count` bytes at `offset`; 0, or -1 when the file is shorter or unreadable.

@@ -304,6 +304,8 @@ static int sealedOpen(sqlite3_vfs *vfs, const char *name, sqlite3_file *base, in
         int header = loadHeader(file);
         if (header != SQLITE_OK && header != SQLITE_IOERR_SHORT_READ && header != SQLITE_NOTADB) {
             real->pMethods->xClose(real);
+            OPENSSL_cleanse(file->key, sizeof file->key);
+            OPENSSL_cleanse(file->subkey, sizeof file->subkey);
             return header;
         }
     }

@@ -1,6 +1,6 @@
 // Internal to the sealed VFS: its file struct, the helpers its database, WAL and journal code
-// share, and the thread-local key hand-off between ak_sealed_open (and ak_sealed_exec_with_key)
-// and the VFS's xOpen.
+// share, and the thread-local key hand-off between ak_sealed_open (and ak_sealed_migrate) and
+// the VFS's xOpen.
 #ifndef APPKERNEL_SEALED_VFS_INTERNAL_H
 #define APPKERNEL_SEALED_VFS_INTERNAL_H
 

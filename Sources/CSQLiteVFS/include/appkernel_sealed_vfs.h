@@ -36,10 +36,6 @@ int ak_sealed_register(void);
 /// A wrong key fails here with SQLITE_NOTADB (ak_sealed_probe tells why).
 int ak_sealed_open(const char *path, const unsigned char *key, int flags, int busyMilliseconds, sqlite3 **db);
 
-/// Runs `sql` on `db` with `key` handed to the sealed VFS for any database file the statement
-/// opens (`VACUUM INTO 'file:…?vfs=appkernel-sealed'`, `ATTACH`). Returns sqlite3_exec's code.
-int ak_sealed_exec_with_key(sqlite3 *db, const char *sql, const unsigned char *key);
-
 /// What a file is, as ak_sealed_probe reads it (without SQLite, without writing).
 typedef enum {
     /// No file, or an empty one.
