@@ -319,6 +319,26 @@ struct SealedStoreTests {
         #expect(Self.readAll(path).failureCode == .corruptDatabase)
     }
 
+    /// Fail closed: SQLite never bypasses the VFS. A temporary file (which would hold plaintext) is
+    /// refused rather than written, and memory-mapping is never used (it would read ciphertext).
+    @Test func temporaryFilesAreRefusedAndMemoryMappingIsNeverUsed() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.file("db.sqlite").path
+        let connection = try Self.sealedTable(at: path, canary: "secret")
+        defer { connection.close() }
+        try connection.execute("PRAGMA mmap_size = 268435456")
+        let statement = try connection.prepare("SELECT count(*) FROM t WHERE x LIKE 'secret %'", cache: false)
+        #expect(try statement.step() && statement.int64(0) == 20)
+        statement.reset()
+        do {
+            try connection.execute("PRAGMA temp_store = FILE; CREATE TEMP TABLE spill (y); PRAGMA temp.cache_size = 2; INSERT INTO spill SELECT x FROM t; INSERT INTO spill SELECT y FROM spill")
+            Issue.record("a temporary table on disk was created through the sealed VFS")
+        } catch {
+            #expect(error.primary == 14 /* SQLITE_CANTOPEN */)
+        }
+    }
+
     @Test func bigSortsVacuumAndSavepointsStayInMemory() throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
