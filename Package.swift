@@ -42,7 +42,12 @@ let package = Package(
         .target(name: "AppKernelAuth", dependencies: ["AppKernelCore", .target(name: "COpenSSL", condition: .when(platforms: [.linux]))],
                 swiftSettings: strictSettings),
         .systemLibrary(name: "CSQLite", path: "Sources/CSQLite", providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]),
-        .target(name: "AppKernelStore", dependencies: ["AppKernelCore", "CSQLite"], swiftSettings: strictSettings),
+        // The sealed VFS: SQLite pages encrypted with libcrypto's AES-256-GCM, in C (SQLite's VFS
+        // is a C interface); SmartStore opens through it when given a key. C includes headers,
+        // not modules, so the module maps' `link` lines do not reach it: it names libcrypto (of
+        // COpenSSL) itself; libsqlite3 comes with AppKernelStore's CSQLite import.
+        .target(name: "CSQLiteVFS", dependencies: ["CSQLite", "COpenSSL"], linkerSettings: [.linkedLibrary("crypto")]),
+        .target(name: "AppKernelStore", dependencies: ["AppKernelCore", "CSQLite", "CSQLiteVFS"], swiftSettings: strictSettings),
         .target(name: "AppKernelSync", dependencies: ["AppKernelCore", "AppKernelStore", "AppKernelREST"], swiftSettings: strictSettings),
         .target(name: "AppKernelSDK", dependencies: ["AppKernel", "AppKernelCore", "AppKernelAuth", "AppKernelREST", "AppKernelStore", "AppKernelSync"], swiftSettings: strictSettings),
         .target(name: "AppKernelSDKTesting", dependencies: ["AppKernel", "AppKernelAuth", "AppKernelSDK", "AppKernelTesting"], swiftSettings: strictSettings),

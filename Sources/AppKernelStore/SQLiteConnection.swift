@@ -3,6 +3,7 @@
 // the reason it is safe beside it. Everything above this file speaks `SQLValue`, `String` and
 // `[UInt8]`.
 import CSQLite
+import CSQLiteVFS
 import Synchronization
 
 /// A value as SQLite stores it.
@@ -24,6 +25,9 @@ struct SQLiteFailure: Error, Sendable {
     var message: String
     /// The OS error (`errno`) behind an I/O failure (`sqlite3_system_errno`), 0 when none.
     var systemErrno: Int32 = 0
+    /// Whether the failure is a sealed store that the connection's key does not open (SQLite
+    /// sees `SQLITE_NOTADB`; the sealed VFS's probe tells a wrong key from a damaged file).
+    var wrongKey = false
     /// The primary result code (the low byte of the extended one).
     var primary: Int32 { code & 0xFF }
 }
@@ -44,19 +48,31 @@ final class SQLiteConnection {
     /// enforced by the query runner through the interrupter.
     var queryStepBudget = Int.max
 
+    /// The key of a sealed store (its pages encrypted by the sealed VFS), nil for a plain one.
+    private let key: SmartStore.EncryptionKey?
+
     /// Opens the database at `path` (which must exist unless `create`), read-write or read-only,
-    /// in SQLite's multi-thread mode (`NOMUTEX`: the owner serializes every use).
-    init(path: String, readOnly: Bool) throws(SQLiteFailure) {
+    /// in SQLite's multi-thread mode (`NOMUTEX`: the owner serializes every use) — through the
+    /// sealed VFS with `key` when one is given.
+    init(path: String, readOnly: Bool, key: SmartStore.EncryptionKey? = nil) throws(SQLiteFailure) {
         self.path = path
+        self.key = key
         var db: OpaquePointer?
         let flags = (readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE) | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE
-        // `path` is bridged to a NUL-terminated C string that lives for the call; SQLite copies it.
-        let status = sqlite3_open_v2(path, &db, flags, nil)
+        // `path` is bridged to a NUL-terminated C string that lives for the call; SQLite copies it,
+        // and the sealed VFS copies the key the pointer lends for the call.
+        let status = if let key {
+            key.withBytes { ak_sealed_open(path, $0, flags, Self.busyTimeoutMilliseconds, &db) }
+        } else {
+            sqlite3_open_v2(path, &db, flags, nil)
+        }
         guard status == SQLITE_OK, let db else {
             // A failed open still returns a handle (for its message) unless memory ran out.
-            let failure = SQLiteFailure(code: status, message: db.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory")
+            var failure = SQLiteFailure(code: db.map { sqlite3_extended_errcode($0) } ?? status,
+                                        message: db.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory")
+            if failure.code == SQLITE_OK { failure.code = status }
             sqlite3_close_v2(db)
-            throw failure
+            throw Self.explained(failure, path: path, key: key)
         }
         // First, before any statement (the open-time pragmas included) can meet another
         // connection's lock: wait for it rather than fail with SQLITE_BUSY at once.
@@ -103,8 +119,29 @@ final class SQLiteConnection {
     /// The failure SQLite reports for the last call on this connection.
     fileprivate func failure(_ status: Int32) -> SQLiteFailure {
         guard let handle else { return SQLiteFailure(code: status, message: "the store is closed") }
-        return SQLiteFailure(code: sqlite3_extended_errcode(handle), message: String(cString: sqlite3_errmsg(handle)),
-                             systemErrno: sqlite3_system_errno(handle))
+        return Self.explained(SQLiteFailure(code: sqlite3_extended_errcode(handle), message: String(cString: sqlite3_errmsg(handle)),
+                                            systemErrno: sqlite3_system_errno(handle)), path: path, key: key)
+    }
+
+    /// A sealed store's `SQLITE_NOTADB` explained by the sealed VFS's probe of the file: the
+    /// wrong key, a damaged first page, or a plain database.
+    private static func explained(_ failure: SQLiteFailure, path: String, key: SmartStore.EncryptionKey?) -> SQLiteFailure {
+        guard let key, failure.primary == SQLITE_NOTADB else { return failure }
+        var explained = failure
+        switch key.withBytes({ ak_sealed_probe(path, $0) }) {
+        case AK_PROBE_WRONG_KEY:
+            explained.wrongKey = true
+            explained.message = "a sealed store sealed with another key (its key check differs): the wrong key; nothing was read or written"
+        case AK_PROBE_DAMAGED:
+            explained.message = "a sealed store whose header or first page is damaged (it fails its authentication tag with the right key)"
+        case AK_PROBE_PLAINTEXT:
+            explained.message = "a plain (unencrypted) SQLite database, opened with a key"
+        case AK_PROBE_FOREIGN:
+            explained.message = "not a database (neither a sealed store nor SQLite)"
+        default:
+            break
+        }
+        return explained
     }
 
     /// Runs SQL that returns no rows (several statements allowed), uncached.

@@ -1,4 +1,5 @@
 public import AppKernelCore
+import CSQLiteVFS
 public import Foundation
 import Synchronization
 #if canImport(Glibc)
@@ -27,7 +28,10 @@ import Darwin
 /// entries live in `TABLE_n`), `soup_index_map` (one row an index: path, column, type),
 /// `TABLE_n (id, soup, created, lastModified, TABLE_n_0, …)` with an index per index column, and
 /// `TABLE_n_fts` (FTS5) for `full_text` indexes. A file that is not a database, or a database of
-/// another program's, is refused with a ``StoreError`` and left untouched.
+/// another program's, is refused with a ``StoreError`` and left untouched. Opened with an
+/// ``EncryptionKey``, the store is sealed: every page of the database, its WAL (`-swal`) and
+/// journal (`-sjournal`) encrypted with AES-256-GCM (see "Sealed store pages"); a plain store
+/// is sealed in place on its first open with a key.
 ///
 /// ## Entries
 /// JSON objects (`[String: JSONValue]`). The store adds `_soupEntryId` (an `Int`, never reused in
@@ -85,29 +89,37 @@ public final class SmartStore: Sendable {
 
     /// The limits the store was opened with.
     public let configuration: Configuration
+    /// Whether the store is sealed: opened with an ``EncryptionKey``, every page of its database,
+    /// WAL and journal encrypted.
+    public let isSealed: Bool
 
     /// Opens (creating if needed) the store whose database is `fileURL`. Its directory must exist;
     /// a new file is created with mode 0600 (an existing one is set to 0600).
     /// - Parameters:
     ///   - fileURL: The database file.
     ///   - configuration: The store's limits (``Configuration/queryStepBudget``).
+    ///   - key: The key of a sealed store (every page encrypted, see "Sealed store pages"); nil
+    ///     for a plain SQLite store. A new file opened with a key becomes a sealed store.
     /// While open, the store holds a lock on a holder file beside the database
     /// (`store.sqlite-open.<pid>.<n>`), so that a logout in another instance of the app never
     /// deletes it under this one (``StoreManager/removeStores(for:)``).
     /// - Throws: ``StoreError``: `cannotOpen` (no directory, no permission), `corruptDatabase`
     ///   (not a SQLite database, damaged), `foreignDatabase` (another program's database),
-    ///   `storeClosed` (its user logged out in another instance, which left it marked for wiping).
-    public init(fileURL: URL, configuration: Configuration = Configuration()) throws(StoreError) {
+    ///   `storeClosed` (its user logged out in another instance, which left it marked for wiping),
+    ///   `wrongKey` (a sealed store opened with another key, or without one; the file untouched).
+    public init(fileURL: URL, configuration: Configuration = Configuration(), key: EncryptionKey? = nil) throws(StoreError) {
         self.fileURL = fileURL
         self.configuration = configuration
+        isSealed = key != nil
         let path = fileURL.path
         let holder = try StoreHolders.hold(path)
         do {
             try createPrivateFile(path)
+            try checkSealing(path, key: key)
             let catalog = CatalogBox()
             self.catalog = catalog
-            writer = Mutex(try StoreEngine(path: path, published: catalog, queryStepBudget: configuration.queryStepBudget))
-            reader = StoreReader(path: path, catalog: catalog, queryStepBudget: configuration.queryStepBudget)
+            writer = Mutex(try StoreEngine(path: path, published: catalog, queryStepBudget: configuration.queryStepBudget, key: key))
+            reader = StoreReader(path: path, catalog: catalog, queryStepBudget: configuration.queryStepBudget, key: key)
         } catch {
             StoreHolders.release(holder)
             throw error
@@ -344,11 +356,38 @@ public final class SmartStore: Sendable {
 
     // MARK: Files
 
-    /// The database's size in bytes (`getDatabaseSize`), its WAL included.
+    /// The database's size in bytes (`getDatabaseSize`), its WAL included (a sealed store's WAL
+    /// is `-swal`).
     public var databaseSize: Int {
-        [fileURL.path, fileURL.path + "-wal"].reduce(0) { total, path in
+        [fileURL.path, fileURL.path + (isSealed ? "-swal" : "-wal")].reduce(0) { total, path in
             total + ((try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0)
         }
+    }
+}
+
+/// Before SQLite reads the file: refuses a sealed store opened without a key, and seals a plain
+/// one opened with a key (the migration of an earlier version's store; DocC "Sealed store pages"),
+/// after clearing what a migration killed midway left.
+private func checkSealing(_ path: String, key: SmartStore.EncryptionKey?) throws(StoreError) {
+    if key != nil, ak_sealed_recover(path) != 0 {
+        throw StoreError(code: .cannotOpen, reason: "cannot clear an interrupted migration's files (\(path).sealing, \(path).plain-old): "
+                         + String(cString: strerror(errno)), file: path)
+    }
+    switch ak_sealed_probe(path, nil) {
+    case AK_PROBE_SEALED_UNCHECKED where key == nil:
+        throw StoreError(code: .wrongKey, reason: "a sealed (encrypted) store opened without a key: open it with its key; nothing was read or written",
+                         file: path)
+    case AK_PROBE_PLAINTEXT:
+        guard let key else { return }
+        var message = [CChar](repeating: 0, count: 512)
+        let status = key.withBytes { ak_sealed_migrate(path, $0, SQLiteConnection.busyTimeoutMilliseconds, &message, message.count) }
+        guard status == 0 else {
+            throw StoreError(code: .cannotOpen, reason: "a plain store opened with a key could not be sealed: "
+                             + String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self) + "; it is left as it was",
+                             file: path)
+        }
+    default:
+        return
     }
 }
 

@@ -33,8 +33,9 @@ final class StoreEngine {
 
     /// Opens the database at `path` (the file exists) and checks that it is a SmartStore — or an
     /// empty database, which becomes one. Nothing is written to a file that is neither.
-    init(path: String, published: CatalogBox, queryStepBudget: Int = SmartStore.Configuration.defaultQueryStepBudget) throws(StoreError) {
-        do { connection = try SQLiteConnection(path: path, readOnly: false) } catch { throw StoreError(error, file: path) }
+    init(path: String, published: CatalogBox, queryStepBudget: Int = SmartStore.Configuration.defaultQueryStepBudget,
+         key: SmartStore.EncryptionKey? = nil) throws(StoreError) {
+        do { connection = try SQLiteConnection(path: path, readOnly: false, key: key) } catch { throw StoreError(error, file: path) }
         connection.queryStepBudget = queryStepBudget
         self.published = published
         catalog = StoreCatalog()
@@ -63,7 +64,8 @@ final class StoreEngine {
             while try statement.step() { found.append(String(decoding: statement.bytes(0) ?? [], as: UTF8.self)) }
             names = found
         } catch {
-            throw StoreError(error.primary == 26 ? SQLiteFailure(code: error.code, message: "not a SQLite database (\(error.message))") : error, file: file)
+            throw StoreError(error.primary == 26 && !error.wrongKey ? SQLiteFailure(code: error.code, message: "not a SQLite database (\(error.message))") : error,
+                             file: file)
         }
         let tables = Set(names.filter { !$0.hasPrefix("sqlite_") })
         guard tables.isEmpty || (tables.contains("soup_attrs") && tables.contains("soup_index_map")) else {

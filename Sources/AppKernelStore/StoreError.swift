@@ -22,11 +22,16 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
         /// The store's directory or file cannot be created or opened (permissions, a missing disk).
         case cannotOpen
         /// The file is not a SQLite database (a text file at the store's path), or its pages are
-        /// damaged (`SQLITE_NOTADB`, `SQLITE_CORRUPT`).
+        /// damaged (`SQLITE_NOTADB`, `SQLITE_CORRUPT`) — for a sealed store, a page that fails its
+        /// authentication tag (flipped bits, pages swapped or cut short: `SQLITE_IOERR_DATA`).
         case corruptDatabase
         /// The file is a SQLite database with tables but without SmartStore's metadata tables
         /// (`soup_attrs`, `soup_index_map`): another program's. It is left untouched.
         case foreignDatabase
+        /// The store is sealed (encrypted) and the key given does not open it — or no key was
+        /// given, or the key is not 32 bytes. Nothing was read or written: open it with the key
+        /// it was created with (``SmartStore/EncryptionKey``).
+        case wrongKey
         /// The store was closed (by ``SmartStore/close()`` or ``StoreManager/removeStores(for:)``).
         case storeClosed
         /// A store, soup or owner name that cannot be used (empty, or with a `/`).
@@ -122,12 +127,16 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
 }
 
 extension StoreError {
-    /// Maps a SQLite failure: damaged or foreign files to ``Code/corruptDatabase``, an interrupt to
+    /// Maps a SQLite failure: a sealed store that the key does not open to ``Code/wrongKey``,
+    /// damaged or foreign files (and sealed pages failing their tag) to ``Code/corruptDatabase``, an interrupt to
     /// ``Code/cancelled``, a full disk (`SQLITE_FULL`, or an I/O error whose `errno` is `ENOSPC`)
     /// to ``Code/diskFull`` with what to do, the rest to ``Code/sqliteError``.
     init(_ failure: SQLiteFailure, file: String?, soup: String? = nil, query: String? = nil) {
         let code: Code = switch failure.primary {
+        case 26 /* SQLITE_NOTADB */ where failure.wrongKey: .wrongKey
         case 26 /* SQLITE_NOTADB */, 11 /* SQLITE_CORRUPT */: .corruptDatabase
+        // A sealed page that fails its authentication tag: damaged or tampered with.
+        case 10 /* SQLITE_IOERR */ where failure.code == 8202 /* SQLITE_IOERR_DATA */: .corruptDatabase
         case 9 /* SQLITE_INTERRUPT */: .cancelled
         case 14 /* SQLITE_CANTOPEN */: .cannotOpen
         case 21 /* SQLITE_MISUSE */ where failure.message == "the store is closed": .storeClosed

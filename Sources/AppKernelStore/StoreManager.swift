@@ -100,7 +100,7 @@ public final class StoreManager: Sendable {
 
     /// The store `name` of `owner`, opened (and created) on first use and shared after
     /// (`sharedStoreWithName:user:`, `sharedGlobalStoreWithName:`).
-    /// - Throws: ``StoreError`` as ``SmartStore/init(fileURL:configuration:)``, or `invalidName`.
+    /// - Throws: ``StoreError`` as ``SmartStore/init(fileURL:configuration:key:)``, or `invalidName`.
     public func store(named name: String = SmartStore.defaultStoreName, for owner: StoreOwner) throws(StoreError) -> SmartStore {
         let url = try databaseURL(named: name, for: owner)
         return try open.withLock { (open: inout [Key: SmartStore]) throws(StoreError) -> SmartStore in

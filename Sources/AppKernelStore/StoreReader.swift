@@ -30,13 +30,15 @@ final class StoreReader: Sendable {
     private let path: String
     private let catalog: CatalogBox
     private let queryStepBudget: Int
+    private let key: SmartStore.EncryptionKey?
     private let state = Mutex(State())
     /// The open connection's interrupter, reachable without waiting for the state's lock.
     private let interrupter = Mutex<SQLiteInterrupter?>(nil)
     private let queue = DispatchQueue(label: "AppKernelStore.reader", qos: .userInitiated)
 
-    init(path: String, catalog: CatalogBox, queryStepBudget: Int) {
+    init(path: String, catalog: CatalogBox, queryStepBudget: Int, key: SmartStore.EncryptionKey? = nil) {
         self.path = path
+        self.key = key
         self.catalog = catalog
         self.queryStepBudget = queryStepBudget
     }
@@ -77,7 +79,7 @@ final class StoreReader: Sendable {
             } else {
                 do throws(SQLiteFailure) {
                     // The connection sets its busy timeout as it opens.
-                    connection = try SQLiteConnection(path: path, readOnly: true)
+                    connection = try SQLiteConnection(path: path, readOnly: true, key: key)
                     connection.queryStepBudget = queryStepBudget
                 } catch {
                     return .failure(StoreError(error, file: path))

@@ -6,7 +6,7 @@ import Testing
 
 /// The writer mutex, the read-only connection of the async queries, and cancellation — from the
 /// main actor, as an app uses the store.
-@MainActor
+@MainActor @Suite(.sealedAndPlain)
 struct ConcurrencyTests {
     /// Smart SQL that counts to five billion: it runs for minutes unless interrupted.
     static let endless = QuerySpec.smart("WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 5000000000) SELECT count(*) FROM c")

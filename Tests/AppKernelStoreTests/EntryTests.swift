@@ -4,6 +4,7 @@ import Foundation
 import Testing
 
 /// Upsert, create, retrieve and remove; external ids; atomicity of writes and transactions.
+@Suite(.sealedAndPlain)
 struct EntryTests {
     @Test func upsertInsertsThenUpdatesBySoupEntryId() throws {
         let directory = try TemporaryDirectory()

@@ -4,6 +4,7 @@ import Foundation
 import Testing
 
 /// The non-smart query kinds over every index type, select paths, order, paging and count.
+@Suite(.sealedAndPlain)
 struct QueryTests {
     func names(_ rows: [JSONValue]) -> [String] { rows.compactMap { $0["Name"]?.stringValue } }
 

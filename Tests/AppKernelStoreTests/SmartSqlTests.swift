@@ -4,6 +4,7 @@ import Foundation
 import Testing
 
 /// Smart SQL: the translation rules, joins across soups, aggregates, parameters, paging, errors.
+@Suite(.sealedAndPlain)
 struct SmartSqlTests {
     /// Accounts plus three contacts at Acme 1 and one at Acme 2.
     func store(_ directory: TemporaryDirectory) throws -> SmartStore {
@@ -121,9 +122,9 @@ struct SmartSqlTests {
         let store = try store(directory)
         store.close()
         // The plan of each translation, read on a connection of our own.
-        let connection = try SQLiteConnection(path: directory.file("store.sqlite").path, readOnly: true)
+        let connection = try SQLiteConnection(path: directory.file("store.sqlite").path, readOnly: true, key: Fixture.sealingKey)
         defer { connection.close() }
-        let catalog = try StoreEngine(path: directory.file("store.sqlite").path, published: CatalogBox()).catalog
+        let catalog = try StoreEngine(path: directory.file("store.sqlite").path, published: CatalogBox(), key: Fixture.sealingKey).catalog
         func plan(_ smartSql: String) throws -> String {
             let sql = try SmartSqlTranslator.translate(smartSql, catalog: catalog.soups, file: nil)
             let statement = try connection.prepare("EXPLAIN QUERY PLAN " + sql, cache: false)

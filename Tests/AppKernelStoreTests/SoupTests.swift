@@ -4,6 +4,7 @@ import Foundation
 import Testing
 
 /// Registering, altering, clearing and removing soups, and their metadata in the database.
+@Suite(.sealedAndPlain)
 struct SoupTests {
     @Test func registeringTheSameSpecAgainIsANoOpAndAContradictionAnError() throws {
         let directory = try TemporaryDirectory()
@@ -49,7 +50,7 @@ struct SoupTests {
             #expect(store.isClosed)
             #expect(storeError { _ = try store.count(.all(soupName: "accounts")) }?.code == .storeClosed)
         }
-        let reopened = try SmartStore(fileURL: file)
+        let reopened = try SmartStore(fileURL: file, key: Fixture.sealingKey)
         #expect(try reopened.allSoupNames() == ["accounts", "contacts"])
         #expect(try reopened.indexSpecs(forSoup: "accounts") == Fixture.accounts.indexes)
         #expect(try reopened.count(.all(soupName: "accounts")) == 10)

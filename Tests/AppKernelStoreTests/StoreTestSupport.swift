@@ -54,9 +54,13 @@ enum Fixture {
         }
     }
 
+    /// The key ``store(in:accounts:)`` seals its store with: set by ``SealedAndPlain`` for the
+    /// second run of each test of a suite that has the trait.
+    @TaskLocal static var sealingKey: SmartStore.EncryptionKey?
+
     /// A store at a fresh file with both soups registered and the accounts in.
     static func store(in directory: TemporaryDirectory, accounts: Bool = true) throws -> SmartStore {
-        let store = try SmartStore(fileURL: directory.file("store.sqlite"))
+        let store = try SmartStore(fileURL: directory.file("store.sqlite"), key: Fixture.sealingKey)
         try store.registerSoups([Fixture.accounts, Fixture.contacts])
         if accounts { try store.upsert(accountEntries(), intoSoup: "accounts") }
         return store

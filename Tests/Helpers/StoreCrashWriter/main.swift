@@ -14,11 +14,18 @@
 // `--broken` does the same writes without a transaction: each entry, removal, index change and
 // the counter commit on their own, so a kill between two leaves half a round. The kill test must
 // catch it.
+//
+// With `STORE_CRASH_WRITER_KEY=<seed>` in its environment it writes a sealed store, its key the
+// one `SealedStoreTests.key(<seed>)` makes.
 import AppKernelCore
 import AppKernelStore
 import Foundation
 
 let arguments = CommandLine.arguments
+/// The sealed store's key (the bytes `SealedStoreTests.key(seed)` gives), nil for a plain store.
+let key = ProcessInfo.processInfo.environment["STORE_CRASH_WRITER_KEY"].flatMap(UInt8.init).map { seed in
+    try! SmartStore.EncryptionKey(bytes: (0..<32).map { UInt8(truncatingIfNeeded: Int($0) * 31 + Int(seed)) })
+}
 
 // `StoreCrashWriter <database file> --runs <n> <tag>` (issue 29, two instances on one data home):
 // n runs, each opening the store, adding 1 to the shared counter and upserting its own entry
@@ -28,7 +35,7 @@ if arguments.count == 5, arguments[2] == "--runs", let runs = Int(arguments[3]) 
     var failures: [String] = []
     for run in 1...runs {
         do {
-            let store = try SmartStore(fileURL: URL(fileURLWithPath: arguments[1]))
+            let store = try SmartStore(fileURL: URL(fileURLWithPath: arguments[1]), key: key)
             try store.inTransaction { tx in
                 let counter = try tx.query(.exact(soupName: "counter", path: "key", matchKey: "counter")).first?.objectValue
                 let count = counter?["count"]?.intValue ?? 0
@@ -79,7 +86,7 @@ func brokenRound(_ store: SmartStore, _ n: Int, _ items: Int) throws -> Int {
 
 let baseIndexes = [IndexSpec(path: "batch", type: .integer), IndexSpec(path: "name", type: .string), IndexSpec(path: "body", type: .fullText)]
 do {
-    let store = try SmartStore(fileURL: URL(fileURLWithPath: arguments[1]))
+    let store = try SmartStore(fileURL: URL(fileURLWithPath: arguments[1]), key: key)
     if !store.soupExists("items") {
         try store.registerSoups([SoupSpec(name: "items", indexes: baseIndexes),
                                  SoupSpec(name: "counter", indexes: [IndexSpec(path: "key", type: .string)])])
