@@ -3,7 +3,9 @@
 // the reason it is safe beside it. Everything above this file speaks `SQLValue`, `String` and
 // `[UInt8]`.
 import CSQLite
+#if canImport(CSQLiteVFS)
 import CSQLiteVFS
+#endif
 import Synchronization
 
 /// A value as SQLite stores it.
@@ -61,11 +63,16 @@ final class SQLiteConnection {
         let flags = (readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE) | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE
         // `path` is bridged to a NUL-terminated C string that lives for the call; SQLite copies it,
         // and the sealed VFS copies the key the pointer lends for the call.
+        #if canImport(CSQLiteVFS)
         let status = if let key {
             key.withBytes { ak_sealed_open(path, $0, flags, Self.busyTimeoutMilliseconds, &db) }
         } else {
             sqlite3_open_v2(path, &db, flags, nil)
         }
+        #else
+        guard key == nil else { throw SQLiteFailure(code: SQLITE_CANTOPEN, message: "sealed stores need the system's libcrypto (Linux)") }
+        let status = sqlite3_open_v2(path, &db, flags, nil)
+        #endif
         guard status == SQLITE_OK, let db else {
             // A failed open still returns a handle (for its message) unless memory ran out.
             var failure = SQLiteFailure(code: db.map { sqlite3_extended_errcode($0) } ?? status,
@@ -126,6 +133,7 @@ final class SQLiteConnection {
     /// A sealed store's `SQLITE_NOTADB` explained by the sealed VFS's probe of the file: the
     /// wrong key, a damaged first page, or a plain database.
     private static func explained(_ failure: SQLiteFailure, path: String, key: SmartStore.EncryptionKey?) -> SQLiteFailure {
+        #if canImport(CSQLiteVFS)
         guard let key, failure.primary == SQLITE_NOTADB else { return failure }
         var explained = failure
         switch key.withBytes({ ak_sealed_probe(path, $0) }) {
@@ -142,6 +150,9 @@ final class SQLiteConnection {
             break
         }
         return explained
+        #else
+        return failure
+        #endif
     }
 
     /// Runs SQL that returns no rows (several statements allowed), uncached.

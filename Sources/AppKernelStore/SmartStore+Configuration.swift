@@ -1,4 +1,6 @@
+#if canImport(CSQLiteVFS)
 import CSQLiteVFS
+#endif
 
 extension SmartStore {
     /// A store's limits, given to ``SmartStore/init(fileURL:configuration:key:)``.
@@ -57,7 +59,11 @@ extension SmartStore {
         }
 
         deinit {
-            ak_sealed_cleanse(bytes.baseAddress, bytes.count)
+            #if canImport(CSQLiteVFS)
+            ak_sealed_cleanse(bytes.baseAddress, bytes.count)   // a wipe the optimizer keeps
+            #else
+            bytes.initializeMemory(as: UInt8.self, repeating: 0)
+            #endif
             bytes.deallocate()
         }
 

@@ -1,5 +1,7 @@
 public import AppKernelCore
+#if canImport(CSQLiteVFS)
 import CSQLiteVFS
+#endif
 public import Foundation
 import Synchronization
 #if canImport(Glibc)
@@ -369,6 +371,9 @@ public final class SmartStore: Sendable {
 /// one opened with a key (the migration of an earlier version's store; DocC "Sealed store pages"),
 /// after clearing what a migration killed midway left.
 private func checkSealing(_ path: String, key: SmartStore.EncryptionKey?) throws(StoreError) {
+    #if !canImport(CSQLiteVFS)
+    if key != nil { throw StoreError(code: .wrongKey, reason: "sealed stores need the system's libcrypto, which this platform's build lacks", file: path) }
+    #else
     if key != nil, ak_sealed_recover(path) != 0 {
         throw StoreError(code: .cannotOpen, reason: "cannot clear an interrupted migration's files (\(path).sealing, \(path).plain-old): "
                          + String(cString: strerror(errno)), file: path)
@@ -389,6 +394,7 @@ private func checkSealing(_ path: String, key: SmartStore.EncryptionKey?) throws
     default:
         return
     }
+    #endif
 }
 
 /// Creates a store's database file with mode 0600 before SQLite opens it (SQLite would create it
