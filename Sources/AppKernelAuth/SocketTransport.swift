@@ -24,7 +24,7 @@ import Synchronization
 ///   other coding with ``HTTPTransportError/Code/unsupportedContentEncoding``: a server must not
 ///   send a coding the client did not accept, and decoding one would need zlib.
 /// - **TLS.** TLS 1.2 or later; the server's certificate must chain to the system's trust store
-///   (or to a certificate given to ``init(timeout:maximumResponseBytes:maximumIdleConnectionsPerHost:trustedCertificates:)``)
+///   (or to a certificate given to ``init(timeout:maximumResponseBytes:maximumIdleConnectionsPerHost:maximumIdleTime:trustedCertificates:)``)
 ///   and carry the URL's host name (SNI is sent) or IP address, else
 ///   ``HTTPTransportError/Code/certificateRejected`` and nothing is sent.
 /// - **Connections.** Idle connections are kept for reuse, at most
