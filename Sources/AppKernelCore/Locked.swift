@@ -1,8 +1,8 @@
 import Foundation
 
 /// A value behind an `NSLock`, as a reference that closures on other threads can share: the
-/// package's one lock box (the test clock's state, the process host's signal-queue state, the
-/// test support's child-process output).
+/// package's one lock box for state taken on several threads (the test clock's state, the process
+/// host's signal-queue state, a SmartStore's writer, the test support's child-process output).
 ///
 /// An `NSLock` (a pthread mutex), not `Synchronization.Mutex`: on Linux `Mutex` locks with raw
 /// futex calls that ThreadSanitizer does not model, so every access made under one from two
@@ -17,8 +17,8 @@ package final class Locked<Value>: @unchecked Sendable {
     /// Wraps `value`.
     package init(_ value: Value) { self.value = value }
 
-    /// Runs `body` with the value, under the lock.
-    package func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+    /// Runs `body` with the value, under the lock; throws what `body` throws, typed.
+    package func withLock<Result, Failure: Error>(_ body: (inout Value) throws(Failure) -> Result) throws(Failure) -> Result {
         lock.lock()
         defer { lock.unlock() }
         return try body(&value)

@@ -54,7 +54,7 @@ import Darwin
 /// ## Threading
 /// `SmartStore` is `Sendable`: any thread or actor may use it, and its methods are synchronous,
 /// as the SDK's are. Behind it are two SQLite connections to the same WAL database:
-/// - **the writer**, behind a `Mutex`: every synchronous method — writes and reads alike — takes
+/// - **the writer**, behind a lock (an `NSLock`, which ThreadSanitizer models): every synchronous method — writes and reads alike — takes
 ///   the mutex for its duration, so there is one writer at a time and a synchronous read sees
 ///   every write before it. Calls from the main actor block it for as long as the operation runs
 ///   (fine for the SDK-sized operations apps make; use the async queries for long reads).
@@ -78,7 +78,7 @@ public final class SmartStore: Sendable {
     /// The database file.
     public let fileURL: URL
     /// The writer engine; nil once closed.
-    private let writer: Mutex<StoreEngine?>
+    private let writer: Locked<StoreEngine?>
     /// The thread inside ``inTransaction(_:)``'s closure, to refuse re-entry (0: none).
     private let transactionThread = Atomic<UInt>(0)
     /// Set by ``close()``, readable without the writer's mutex.
@@ -120,7 +120,7 @@ public final class SmartStore: Sendable {
             try checkSealing(path, key: key)
             let catalog = CatalogBox()
             self.catalog = catalog
-            writer = Mutex(try StoreEngine(path: path, published: catalog, queryStepBudget: configuration.queryStepBudget, key: key))
+            writer = Locked(try StoreEngine(path: path, published: catalog, queryStepBudget: configuration.queryStepBudget, key: key))
             reader = StoreReader(path: path, catalog: catalog, queryStepBudget: configuration.queryStepBudget, key: key)
         } catch {
             StoreHolders.release(holder)
