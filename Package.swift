@@ -119,7 +119,7 @@ let package = Package(
         // Runs the examples' built executables and checks what they print.
         .testTarget(name: "ExamplesTests", dependencies: ["ChildProcess", "LoopbackServer", "AccountsApp", "LifecycleTour", "ModularApp", "MultiOrgLogin"], exclude: ["Fixtures"],
                     swiftSettings: strictSettings),
-        .target(name: "LoopbackServer", path: "Tests/Support/LoopbackServer", swiftSettings: strictSettings),
+        .target(name: "LoopbackServer", dependencies: ["AppKernelCore"], path: "Tests/Support/LoopbackServer", swiftSettings: strictSettings),
         // The client; tests that need a server use the embedded org (or a loopback server).
         .testTarget(name: "AppKernelRESTTests", dependencies: ["AppKernelREST", "AppKernelEmbeddedOrg", "AppKernel", "AppKernelAuth", "AppKernelTesting", "LoopbackServer",
                                                          "ChildProcess", "HostileBodyClient"],

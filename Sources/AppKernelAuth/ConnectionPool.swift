@@ -1,10 +1,10 @@
-import Synchronization
+import AppKernelCore
 
 /// ``SocketTransport``'s idle connections, by `scheme://host:port`: at most `capacity` for each,
 /// none older than `maximumIdle`. A connection is handed out to one request at a time; closing
 /// the pool closes every idle connection.
 final class ConnectionPool: Sendable {
-    private let idle = Mutex<[String: [SocketConnection]]>([:])
+    private let idle = Locked<[String: [SocketConnection]]>([:])
     /// The most idle connections kept for one `scheme://host:port`.
     let capacity: Int
     /// How long an idle connection is kept (servers close theirs after a few seconds).

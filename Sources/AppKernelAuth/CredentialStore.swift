@@ -1,6 +1,5 @@
 public import AppKernelCore
 public import Foundation
-import Synchronization
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -336,8 +335,8 @@ public struct FileCredentialStore: CredentialStore {
 
 /// A store that keeps accounts in memory: for tests and for apps that must not persist tokens.
 public final class InMemoryCredentialStore: CredentialStore {
-    private let contents = Mutex(CredentialStoreContents())
-    private let pending = Mutex<[PendingRevocation]>([])
+    private let contents = Locked(CredentialStoreContents())
+    private let pending = Locked<[PendingRevocation]>([])
 
     /// Creates an empty store.
     public init() {}

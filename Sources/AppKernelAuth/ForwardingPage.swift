@@ -1,6 +1,5 @@
 import Foundation
 import AppKernelCore
-import Synchronization
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -103,7 +102,7 @@ final class ForwardingPage: Sendable {
 
 /// The forwarding pages a login's opener left, removed together when the login ends.
 final class ForwardingPages: Sendable {
-    private let pages = Mutex<[ForwardingPage]>([])
+    private let pages = Locked<[ForwardingPage]>([])
 
     /// Keeps `page` (if any) for ``removeAll()``.
     func keep(_ page: ForwardingPage?) {

@@ -1,4 +1,5 @@
 public import Foundation
+import AppKernelCore
 import Synchronization
 
 /// A login host: where users log in — the Mobile SDK's `SFSDKLoginHost`.
@@ -136,7 +137,7 @@ public final class LoginHostStorage: Sendable {
     public static let fileName = "login-hosts.json"
     /// The file the list is kept in.
     public let file: URL
-    private let contents: Mutex<Contents>
+    private let contents: Locked<Contents>
 
     /// Loads the list kept in `directory` (the defaults alone, with production chosen, when
     /// there is none yet).
@@ -155,7 +156,7 @@ public final class LoginHostStorage: Sendable {
             let known = [LoginHost.production, .sandbox] + loaded.custom
             if !known.contains(where: { $0.host == loaded.selected }) { loaded.selected = LoginHost.production.host }
         }
-        contents = Mutex(loaded)
+        contents = Locked(loaded)
     }
 
     /// Production, sandbox, then the user's hosts in the order added.

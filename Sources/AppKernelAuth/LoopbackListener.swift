@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import AppKernelCore
 
 /// The loopback redirect listener of RFC 8252 §7.3: an HTTP server on this computer's loopback
 /// that waits for exactly one callback — the browser's redirect to
@@ -62,9 +62,9 @@ final class LoopbackListener: Sendable {
 
     private let listeners: [Int32]
     private let wakePipe: (read: Int32, write: Int32)
-    private let phase: Mutex<Phase>
+    private let phase: Locked<Phase>
     /// Set when the wait ends for a reason other than a callback (cancelled, stopped).
-    private let stopReason = Mutex<OAuthError?>(nil)
+    private let stopReason = Locked<OAuthError?>(nil)
 
     /// How many ephemeral ports are tried before giving up, when one free on `127.0.0.1` is
     /// taken on `::1`.
@@ -99,7 +99,7 @@ final class LoopbackListener: Sendable {
         self.limits = limits
         self.accept = accept
         self.onTurn = onTurn
-        phase = Mutex(.bound)
+        phase = Locked(.bound)
     }
 
     /// Binds every address on one port, or none: a failure closes what was bound. With port 0,

@@ -1,5 +1,5 @@
 public import Foundation
-import Synchronization
+import AppKernelCore
 
 /// The default transport: HTTP/1.1 over the system's sockets, TLS through the system's OpenSSL,
 /// every answer bounded in memory and in time.
@@ -49,7 +49,7 @@ public final class SocketTransport: HTTPTransport {
     private let pool: ConnectionPool
     private let trustedCertificates: [Data]
     #if canImport(COpenSSL)
-    private let tlsContext = Mutex<TLSContext?>(nil)
+    private let tlsContext = Locked<TLSContext?>(nil)
     #endif
 
     /// Creates a transport that trusts the system's certificate authorities.
@@ -209,7 +209,7 @@ private final class PendingCall: Sendable {
         var outcome: Result<HTTPResponse, any Error>?
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// Registers the continuation; `false` (and resumed) when the call ended before it started.
     func start(_ continuation: CheckedContinuation<HTTPResponse, any Error>) -> Bool {

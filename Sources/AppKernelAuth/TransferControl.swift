@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import AppKernelCore
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -18,7 +18,7 @@ final class TransferControl: Sendable {
         var socket: Int32 = -1
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
     /// When the whole request must be over: connecting, sending and the last byte of the answer.
     let deadline: ContinuousClock.Instant
 

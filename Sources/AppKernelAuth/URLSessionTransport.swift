@@ -1,5 +1,5 @@
 public import Foundation
-import Synchronization
+import AppKernelCore
 #if canImport(FoundationNetworking)
 public import FoundationNetworking
 #endif
@@ -127,7 +127,7 @@ private final class PendingRequest: Sendable {
         var body: [UInt8] = []
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
     private let limit: HTTPRequest.ResponseLimit
     private let method: String
     private let url: URL
@@ -213,9 +213,9 @@ private final class PendingRequest: Sendable {
 
 /// The session's delegate: refuses every redirect so that the caller sees it, and hands each
 /// task's answer to its ``PendingRequest`` (on Linux only the session's delegate is called).
-/// `@unchecked Sendable`: its one stored property is a `Mutex`.
+/// `@unchecked Sendable`: its one stored property is a `Locked`.
 private final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {
-    private let requests = Mutex<[Int: PendingRequest]>([:])
+    private let requests = Locked<[Int: PendingRequest]>([:])
 
     func track(_ task: URLSessionTask, _ request: PendingRequest) {
         requests.withLock { $0[task.taskIdentifier] = request }

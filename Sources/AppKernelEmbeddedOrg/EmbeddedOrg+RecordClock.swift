@@ -1,5 +1,5 @@
 public import Foundation
-import Synchronization
+import AppKernelCore
 
 extension EmbeddedOrg {
     /// Where the org's record timestamps (`CreatedDate`, `LastModifiedDate`, `SystemModstamp`)
@@ -17,16 +17,16 @@ extension EmbeddedOrg {
     /// ```
     public final class RecordClock: Sendable {
         /// `nil` for the wall clock; else the manual time and step.
-        private let manual: Mutex<(now: Date, step: Duration)?>
+        private let manual: Locked<(now: Date, step: Duration)?>
 
         /// The system's wall clock.
         public static var system: RecordClock { RecordClock() }
 
-        private init() { manual = Mutex(nil) }
+        private init() { manual = Locked(nil) }
 
         /// A manual clock at `start`, moving by `step` after each reading.
         public init(start: Date, step: Duration = .seconds(1)) {
-            manual = Mutex((start, step))
+            manual = Locked((start, step))
         }
 
         /// The time a write is stamped with; a manual clock then moves on by its step.

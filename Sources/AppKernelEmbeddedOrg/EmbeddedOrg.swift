@@ -2,7 +2,6 @@ public import AppKernelCore
 public import AppKernelREST
 public import AppKernelAuth
 public import Foundation
-import Synchronization
 
 /// An in-process Salesforce org, in a product of its own (as swift-nio's `NIOEmbedded`): the
 /// login module and the REST client run against it offline, through their real code.
@@ -121,7 +120,7 @@ public final class EmbeddedOrg: HTTPTransport, Sendable {
         var persisted: PersistedSnapshot?
     }
 
-    let state = Mutex(State())
+    let state = Locked(State())
 
     /// The daily API request allowance `/limits` and `Sforce-Limit-Info` report.
     static let dailyAPIRequests = 15000

@@ -3,7 +3,7 @@ import Foundation
 #if canImport(FoundationNetworking)
 public import FoundationNetworking
 #endif
-import Synchronization
+import AppKernelCore
 
 /// Lets `URLSession` reach embedded orgs: requests to a registered org's host are answered by the
 /// org in process, through the real URL-loading stack.
@@ -13,7 +13,7 @@ import Synchronization
 /// let client = RestClient(credentials: credentials, transport: transport)
 /// ```
 public final class EmbeddedOrgURLProtocol: URLProtocol {
-    private static let orgs = Mutex<[String: EmbeddedOrg]>([:])
+    private static let orgs = Locked<[String: EmbeddedOrg]>([:])
 
     /// Routes requests for `org.baseURL`'s host to `org` (the latest registration for a host wins).
     public static func register(_ org: EmbeddedOrg) {

@@ -1,7 +1,6 @@
 import AppKernelAuth
 import AppKernelCore
 import Foundation
-import Synchronization
 
 /// A stored passcode: a salted PBKDF2-HMAC-SHA256 hash, never the passcode itself.
 public struct PasscodeRecord: Sendable, Hashable, Codable {
@@ -64,7 +63,7 @@ extension PasscodeStore {
 
 /// Keeps the passcode record in memory.
 public final class InMemoryPasscodeStore: PasscodeStore {
-    private let record = Mutex<PasscodeRecord?>(nil)
+    private let record = Locked<PasscodeRecord?>(nil)
     /// Creates an empty store.
     public init() {}
     /// The stored record.

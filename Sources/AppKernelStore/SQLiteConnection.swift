@@ -3,6 +3,7 @@
 // the reason it is safe beside it. Everything above this file speaks `SQLValue`, `String` and
 // `[UInt8]`.
 import CSQLite
+import AppKernelCore
 #if canImport(CSQLiteVFS)
 import CSQLiteVFS
 #endif
@@ -35,7 +36,7 @@ struct SQLiteFailure: Error, Sendable {
 }
 
 /// One SQLite connection (`sqlite3*`), used by one thread at a time: its owner (the store's
-/// writer or reader state) keeps it behind a `Mutex`. Prepared statements are cached by their SQL
+/// writer or reader state) keeps it behind a `Locked`. Prepared statements are cached by their SQL
 /// text and reused; ``close()`` (or deinit) finalizes them and closes the connection.
 final class SQLiteConnection {
     /// `sqlite3*`. Safe to hold: it is created by `sqlite3_open_v2` in `init`, used only while the

@@ -1,6 +1,5 @@
 public import AppKernelCore
 public import Foundation
-import Synchronization
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -46,7 +45,7 @@ public final class StoreManager: Sendable {
     /// What every store this manager opens is opened with (its limits, such as
     /// ``SmartStore/Configuration/queryStepBudget``).
     public let configuration: SmartStore.Configuration
-    private let open = Mutex<[Key: SmartStore]>([:])
+    private let open = Locked<[Key: SmartStore]>([:])
 
     private struct Key: Hashable {
         var name: String
@@ -60,7 +59,7 @@ public final class StoreManager: Sendable {
         self.configuration = configuration
     }
 
-    private static let managers = Mutex<[String: StoreManager]>([:])
+    private static let managers = Locked<[String: StoreManager]>([:])
 
     /// The process's manager for `root`: one a directory, so that every caller shares its stores.
     public static func shared(root: URL) -> StoreManager {

@@ -1,11 +1,10 @@
 import AppKernelCore
 import Dispatch
-import Synchronization
 
 /// The committed catalog, published by the writer after each commit that changed soups, read by
 /// the reader for each query.
 final class CatalogBox: Sendable {
-    private let value = Mutex(StoreCatalog())
+    private let value = Locked(StoreCatalog())
 
     /// The catalog as last committed.
     var current: StoreCatalog { value.withLock { $0 } }
@@ -31,9 +30,9 @@ final class StoreReader: Sendable {
     private let catalog: CatalogBox
     private let queryStepBudget: Int
     private let key: SmartStore.EncryptionKey?
-    private let state = Mutex(State())
+    private let state = Locked(State())
     /// The open connection's interrupter, reachable without waiting for the state's lock.
-    private let interrupter = Mutex<SQLiteInterrupter?>(nil)
+    private let interrupter = Locked<SQLiteInterrupter?>(nil)
     private let queue = DispatchQueue(label: "AppKernelStore.reader", qos: .userInitiated)
 
     init(path: String, catalog: CatalogBox, queryStepBudget: Int, key: SmartStore.EncryptionKey? = nil) {
@@ -102,7 +101,7 @@ final class StoreReader: Sendable {
     /// One async query's cancellation state: cancelled before it starts, it does not run;
     /// cancelled while it runs, its connection is interrupted.
     private final class Job: Sendable {
-        private let state = Mutex<(cancelled: Bool, running: SQLiteInterrupter?)>((false, nil))
+        private let state = Locked<(cancelled: Bool, running: SQLiteInterrupter?)>((false, nil))
 
         func cancel() {
             state.withLock { state in

@@ -2,7 +2,6 @@ import AppKernelCore
 public import AppKernelStore
 public import AppKernelREST
 public import Foundation
-import Synchronization
 
 /// Called with the sync's state after each step of a run (its start, each page or batch, its
 /// end), once the step is saved — the SDK's `SFSyncSyncManagerUpdateBlock`.
@@ -41,7 +40,7 @@ public final class SyncManager: Sendable {
     public let restClient: RestClient
     /// The wall clock for `startTime` and `endTime`.
     let now: @Sendable () -> Date
-    private let running = Mutex<Set<Int>>([])
+    private let running = Locked<Set<Int>>([])
 
     /// Creates a manager for a store: registers `syncs_soup` if needed (indexes on `type`,
     /// `name`, `status`), and marks syncs left `RUNNING` by an ended process `STOPPED`.

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import AppKernelCore
 import Testing
 import AppKernelAuth
 
@@ -51,7 +51,7 @@ struct DeviceFlowTests {
     /// A device flow against a scripted token endpoint, in process.
     func scripted(_ answers: [String], deviceAnswer: String? = nil, deviceAuthorizationURL: URL? = URL(string: "https://idp.example.com/device"),
                   clock: ManualClock, requests: Recorder? = nil) -> (LoginSession, OAuthConfig) {
-        let remaining = Mutex(answers)
+        let remaining = Locked(answers)
         let config = OAuthConfig(clientID: "device-client", redirectURI: URL(string: "http://127.0.0.1/cb")!,
                                  loginHost: URL(string: "https://idp.example.com")!, scopes: ["api"], deviceAuthorizationURL: deviceAuthorizationURL)
         let transport = InProcessTransport { request in
@@ -87,7 +87,7 @@ struct DeviceFlowTests {
     }
 
     final class Recorder: Sendable {
-        let requests = Mutex<[HTTPRequest]>([])
+        let requests = Locked<[HTTPRequest]>([])
     }
 
     @Test func slowDownAndPendingFollowTheRFC() async throws {

@@ -2,7 +2,6 @@ import AppKernelAuth
 import AppKernelCore
 import Foundation
 import LoopbackServer
-import Synchronization
 
 /// An OAuth server with a real login form, on loopback, for the login tests — standard library
 /// only (`TestHTTPServer` over the C library's sockets):
@@ -68,8 +67,8 @@ final class LoginFormServer: Sendable {
     }
 
     final class StateBox: Sendable {
-        private let lock: Mutex<State>
-        init(_ state: State) { lock = Mutex(state) }
+        private let lock: Locked<State>
+        init(_ state: State) { lock = Locked(state) }
         func withLock<R: Sendable>(_ body: (inout State) -> R) -> R { lock.withLock { body(&$0) } }
     }
 
@@ -87,7 +86,7 @@ final class LoginFormServer: Sendable {
     /// Starts a server on an ephemeral loopback port.
     static func start(_ knobs: Knobs = Knobs()) async throws -> LoginFormServer {
         let state = StateBox(State(knobs: knobs))
-        let box = Mutex<String?>(nil)
+        let box = Locked<String?>(nil)
         let http = try TestHTTPServer.start { request in
             let base = box.withLock { $0 } ?? ""
             return LoginFormServer.route(request, base: base, state: state)

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import AppKernelCore
 @testable import AppKernelAuth
 #if canImport(Glibc)
 import Glibc
@@ -126,7 +126,7 @@ final class LoopbackFlood {
 
 /// What a listener's serving loop did, turn by turn, as its `onTurn` hook reports it.
 final class TurnLog: Sendable {
-    private let state = Mutex((turns: 0, mostOpen: 0))
+    private let state = Locked((turns: 0, mostOpen: 0))
 
     func record(_ turn: LoopbackListener.Turn) {
         state.withLock { state in

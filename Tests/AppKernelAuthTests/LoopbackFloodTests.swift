@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 @testable import AppKernelAuth
-import Synchronization
+import AppKernelCore
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -111,11 +111,11 @@ struct LoopbackFloodTests {
 /// An `accept` that fails the first `failing` times with `code`, as a process out of file
 /// descriptors does, and records when; then accepts for real.
 final class AcceptAttempts: Sendable {
-    private let state: Mutex<(left: Int, failedAt: [ContinuousClock.Instant])>
+    private let state: Locked<(left: Int, failedAt: [ContinuousClock.Instant])>
     private let code: Int32
 
     init(failing: Int, with code: Int32) {
-        state = Mutex((failing, []))
+        state = Locked((failing, []))
         self.code = code
     }
 

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import AppKernelAuth
 import LoopbackServer
-import Synchronization
+import AppKernelCore
 
 /// Attacks on the loopback redirect (RFC 8252 §7.3, §8.3), over real loopback sockets: another
 /// local program on the other loopback address, and forged answers that arrive first.
@@ -126,8 +126,8 @@ struct LoopbackRedirectAttackTests {
 
     /// Refuses the first `count` ports asked for.
     final class Refusals: Sendable {
-        private let state: Mutex<(left: Int, refused: [UInt16])>
-        init(count: Int) { state = Mutex((count, [])) }
+        private let state: Locked<(left: Int, refused: [UInt16])>
+        init(count: Int) { state = Locked((count, [])) }
         func take(_ port: UInt16) -> Bool {
             state.withLock { state in
                 guard state.left > 0 else { return false }

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import AppKernelCore
 
 /// A clock the test moves by hand: `sleep` waits until `advance` passes its deadline, so
 /// deadlines and polling intervals are tested without waiting in real time. It records every
@@ -26,7 +26,7 @@ final class ManualClock: Clock, Sendable {
         var watchers: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     var now: Instant { state.withLock { $0.now } }
     var minimumResolution: Duration { .zero }

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import Testing
 import AppKernelAuth
 import AppKernelCore
@@ -87,8 +86,8 @@ struct RevocationAndHostsTests {
     }
 
     @Test func theNextLogoutRetriesWhatIsPendingAndAFinalRefusalIsDropped() async throws {
-        let answers = Mutex<[Int]>([503, 200, 400])
-        let sent = Mutex<[String]>([])
+        let answers = Locked<[Int]>([503, 200, 400])
+        let sent = Locked<[String]>([])
         let transport = InProcessTransport { request in
             sent.withLock { $0.append(String(decoding: request.body ?? Data(), as: UTF8.self)) }
             let status = answers.withLock { $0.isEmpty ? 200 : $0.removeFirst() }
@@ -202,7 +201,7 @@ struct RevocationAndHostsTests {
     }
 
     @Test func credentialsAboutToExpireAreRefreshedBeforeA401() async throws {
-        let refreshes = Mutex(0)
+        let refreshes = Locked(0)
         let transport = InProcessTransport { _ in
             refreshes.withLock { $0 += 1 }
             return HTTPResponse(status: 200, body: Data(#"{"access_token":"fresh","token_type":"BEARER","expires_in":"7200","instance_url":"https://na1.salesforce.com","id":"https://login.salesforce.com/id/00D/005","unknown":[1,2]}"#.utf8))

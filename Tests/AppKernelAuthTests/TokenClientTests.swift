@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import AppKernelCore
 import Testing
 import AppKernelAuth
 
@@ -18,7 +18,7 @@ struct TokenClientTests {
     }
 
     @Test func refreshSendsAStrictlyEncodedFormAndKeepsTheOldRefreshToken() async throws {
-        let sent = Mutex<HTTPRequest?>(nil)
+        let sent = Locked<HTTPRequest?>(nil)
         let tokens = client(body: #"{"access_token":"new","instance_url":"https://na1.salesforce.com","id":"https://login.salesforce.com/id/00D/005","issued_at":1278448832702,"token_type":"Bearer","scope":"api"}"#) { request in
             sent.withLock { $0 = request }
         }

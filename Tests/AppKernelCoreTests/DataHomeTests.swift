@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import Testing
 import AppKernelCore
 #if canImport(Glibc)
@@ -142,7 +141,7 @@ struct DataHomeTests {
         let victim = scratch.path("victim")
         try Data("theirs".utf8).write(to: victim)
         try FileManager.default.createSymbolicLink(at: file, withDestinationURL: victim)
-        let created = Mutex<[UInt32]>([])
+        let created = Locked<[UInt32]>([])
         try PrivateFile.$creationObserver.withValue({ _, mode in created.withLock { $0.append(mode) } }) {
             try PrivateFile.write(Data("token".utf8), to: file)
         }

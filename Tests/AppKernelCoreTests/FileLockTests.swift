@@ -6,15 +6,9 @@ import AppKernelCore
 /// flock(2) locks belong to an open file description, so two opens in one process contend just
 /// as two processes do — which lets these tests stay in process.
 struct FileLockTests {
-    func temporaryFile(_ name: String) throws -> (URL, URL) {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("filelock-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        return (directory, directory.appendingPathComponent(name))
-    }
-
     @Test func aSecondAcquireIsRefusedNamingTheHolder() throws {
-        let (directory, file) = try temporaryFile("app.lock")
-        defer { try? FileManager.default.removeItem(at: directory) }
+        let scratch = try DataHomeTests.Scratch()   // removed when the test ends
+        let file = scratch.path("app.lock")
         let first = try FileLock.acquire(at: file)
         #expect(throws: FileLockError(path: file.path, reason: .held(byProcess: getpid()))) { try FileLock.acquire(at: file) }
         let mode = try FileManager.default.attributesOfItem(atPath: file.path)[.posixPermissions] as? Int
@@ -26,9 +20,9 @@ struct FileLockTests {
     }
 
     @Test func aSymlinkInPlaceOfTheLockFileIsRefused() throws {
-        let (directory, file) = try temporaryFile("app.lock")
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let target = directory.appendingPathComponent("elsewhere")
+        let scratch = try DataHomeTests.Scratch()   // removed when the test ends
+        let file = scratch.path("app.lock")
+        let target = scratch.path("elsewhere")
         try FileManager.default.createSymbolicLink(at: file, withDestinationURL: target)
         #expect { try FileLock.acquire(at: file) } throws: { error in
             guard let error = error as? FileLockError, case .failed(let why) = error.reason else { return false }
@@ -38,8 +32,8 @@ struct FileLockTests {
     }
 
     @Test func aHeldLockMakesAReadModifyWriteWaitThenGiveUp() throws {
-        let (directory, file) = try temporaryFile("record.lock")
-        defer { try? FileManager.default.removeItem(at: directory) }
+        let scratch = try DataHomeTests.Scratch()   // removed when the test ends
+        let file = scratch.path("record.lock")
         let holder = try FileLock.acquire(at: file)
         var ran = false
         #expect(throws: FileLockError(path: file.path, reason: .contended(after: .milliseconds(30)))) {

@@ -1,7 +1,6 @@
 import AppKernelCore
 import AppKernelEmbeddedOrg
 import Foundation
-import Synchronization
 import Testing
 #if canImport(Glibc)
 import Glibc
@@ -24,7 +23,7 @@ struct OrgPersistenceTests {
     /// old `Data.write(.atomic)` + chmod made it with the umask's 0644 and narrowed it after.
     @Test func orgJSONIsOwnerOnlyFromItsFirstByte() throws {
         let scratch = try Scratch()
-        let created = Mutex<[String: UInt32]>([:])
+        let created = Locked<[String: UInt32]>([:])
         try PrivateFile.$creationObserver.withValue({ url, mode in created.withLock { $0[url.lastPathComponent] = mode } }) {
             try EmbeddedOrg.sample().persist(to: scratch.path("embedded-org"))
         }

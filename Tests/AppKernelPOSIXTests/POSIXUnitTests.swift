@@ -5,7 +5,7 @@ import AppKernelPOSIX
 import AppKernelSDK
 import AppKernelTesting
 import ChildProcess
-import Synchronization
+import AppKernelCore
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -235,7 +235,7 @@ struct ReadmeLogHandlerTests {
         var configuration = ProcessHost.Configuration(log: JournalLogHandler())
         configuration.terminationDeadline = .seconds(2)
         #expect(configuration.log is JournalLogHandler)
-        let lines = Mutex<[String]>([])
+        let lines = Locked<[String]>([])
         let handler = JournalLogHandler { line in lines.withLock { $0.append(line) } }
         for level in [LogLevel.debug, .info, .notice, .warning, .error] { handler.log(level, "\(level)") }
         #expect(lines.withLock { $0 } == ["<6>DEBUG\n", "<6>INFO\n", "<5>NOTICE\n", "<4>WARNING\n", "<3>ERROR\n"])

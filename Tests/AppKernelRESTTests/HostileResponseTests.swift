@@ -4,7 +4,7 @@ import AppKernelAuth
 import AppKernelREST
 import ChildProcess
 import LoopbackServer
-import Synchronization
+import AppKernelCore
 
 extension Credentials {
     /// Credentials for an org served at `instance` (a loopback test server).
@@ -197,7 +197,7 @@ extension RestRequest {
 
 /// The header fields of the last request a test server saw.
 final class SeenHeaders: Sendable {
-    private let headers = Mutex<[String: String]>([:])
+    private let headers = Locked<[String: String]>([:])
     func record(_ fields: [String: String]) { headers.withLock { $0 = fields } }
     var last: [String: String] { headers.withLock { $0 } }
 }

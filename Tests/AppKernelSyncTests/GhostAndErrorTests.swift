@@ -5,7 +5,6 @@ import AppKernelStore
 import AppKernelSync
 import AppKernelTesting
 import Foundation
-import Synchronization
 import Testing
 
 /// Ghosts, and the typed errors that name the sync, soup or path — each leaving the store as it was.
@@ -91,7 +90,7 @@ struct GhostAndErrorTests {
         let world = try await SyncFixture.make(queryBatchSize: 2, syncsJSON: SyncDownTests.syncsJSON)
         defer { world.remove() }
         let org = world.org
-        let injected = Mutex(false)
+        let injected = Locked(false)
         let error = await syncError {
             try await world.syncs.reSync(named: "syncDownContacts") { state in
                 // Once the first page is written, the org fails the next request.

@@ -5,7 +5,6 @@ import AppKernelEmbeddedOrg
 import AppKernelStore
 import AppKernelSync
 import Foundation
-import Synchronization
 import Testing
 
 /// `userstore.json` for the tests: the soups the syncs fill, in the Mobile SDK's form.
@@ -97,7 +96,7 @@ struct SyncFixture {
 
 /// Collects the states a sync reports.
 final class UpdateLog: Sendable {
-    private let states = Mutex<[SyncState]>([])
+    private let states = Locked<[SyncState]>([])
 
     var block: SyncUpdateBlock { { state in self.states.withLock { $0.append(state) } } }
 

@@ -1,4 +1,4 @@
-import Synchronization
+import AppKernelCore
 
 /// Why services could not be registered or started. Names the service, and the path for cycles
 /// and chains.
@@ -171,7 +171,7 @@ final class ServiceFailureLog: Sendable {
         var steps = 0
     }
 
-    private let storage = Mutex(Storage())
+    private let storage = Locked(Storage())
 
     /// Appends `names` as a chain: the first one's parent is `parent` (`nil`: a root), each next
     /// one's parent the one before it.

@@ -1,4 +1,5 @@
 public import Foundation
+import AppKernelCore
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -15,7 +16,7 @@ import Darwin
 /// tests (1 GB over loopback would starve them).
 ///
 /// `@unchecked Sendable`: `listener`, `port`, `family` and `answer` are set once in `init`;
-/// everything else is atomic or behind a `Mutex`.
+/// everything else is atomic or behind a `Locked`.
 public final class HostileServer: @unchecked Sendable {
     /// What the server answers.
     public enum Answer: Sendable {
@@ -64,7 +65,7 @@ public final class HostileServer: @unchecked Sendable {
     private let sent = Atomic<Int>(0)
     private let served = Atomic<Int>(0)
     private let requests = Atomic<Int>(0)
-    private let connections = Mutex<Set<Int32>>([])
+    private let connections = Locked<Set<Int32>>([])
 
     private init(listener: Int32, port: UInt16, family: Family, answer: Answer) {
         self.listener = listener
