@@ -200,4 +200,35 @@ struct KeyRingTests {
         }
         #expect(try ring.owners().isEmpty)
     }
+
+    /// `KeyRing(dataHome:provider:)`: a data home holding anything but its key folder and lock
+    /// files holds data, so a missing master key there is an error, not a first launch.
+    @Test func aDataHomeWithDataButNoMasterKeyIsRefused() throws {
+        let layout = try Layout()
+        try FileManager.default.createDirectory(at: layout.home, withIntermediateDirectories: true)
+        try Data().write(to: layout.home.appendingPathComponent("instance.lock"))
+        let provider = KeyProvider.keyFile(in: layout.config)
+        _ = try KeyRing(dataHome: layout.home, provider: provider).dataKey(of: nil, creatingIfMissing: true)
+        try FileManager.default.removeItem(at: layout.config.appendingPathComponent("master.key"))
+        try FileManager.default.removeItem(at: layout.keys)
+        try Data("x".utf8).write(to: layout.home.appendingPathComponent("passcode.json"))
+        #expect(throws: KeyError.self) { try KeyRing(dataHome: layout.home, provider: provider) }
+        #expect(!FileManager.default.fileExists(atPath: layout.config.appendingPathComponent("master.key").path))
+    }
+
+    /// A user's owner name is a plain file name whatever the ids hold, the same every time, and
+    /// names no id in clear.
+    @Test func aUsersOwnerIsAPlainFileNameWithoutTheIds() throws {
+        let strange = UserAccountIdentity(userID: "../005 alice/", orgID: "00D/x")
+        let owner = KeyRing.owner(of: strange)
+        #expect(owner.hasPrefix("user-") && owner.count == 37)
+        #expect(owner == KeyRing.owner(of: UserAccountIdentity(userID: "../005 alice/", orgID: "00D/x")))
+        #expect(owner != KeyRing.owner(of: UserAccountIdentity(userID: "../005 alice", orgID: "00D/x/")))
+        #expect(!owner.contains("005") || !owner.contains("alice"))
+        let layout = try Layout()
+        let ring = try layout.ring(.inMemory(SecretKey.random()))
+        let key = try ring.dataKey(of: strange, creatingIfMissing: true)
+        #expect(try ring.owners() == [owner])
+        #expect(try ring.dataKey(for: owner).id == key.id)
+    }
 }
