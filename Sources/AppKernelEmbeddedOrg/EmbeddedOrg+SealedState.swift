@@ -26,25 +26,33 @@ extension EmbeddedOrg {
 
     /// Reads the state in `directory`: the sealed file when there is one, else an earlier
     /// version's plain `org.json`. The global data key is created only when no sealed file
-    /// exists (reading never creates a key for data that should have one).
+    /// exists (reading never creates a key for data that should have one) and the plain file,
+    /// if any, parsed.
     /// - Throws: `KeyError`, `SealedFileError`, `DataHomeError` (a link, a file too big) or
     ///   ``OrgStateError``, each naming the file; nothing is written.
     static func readState(in directory: URL, keyRing: KeyRing) throws -> StoredState {
         let sealed = directory.appendingPathComponent(persistedFileName), plain = directory.appendingPathComponent(legacyFileName)
         let sealedExists = exists(sealed), plainExists = exists(plain)
-        let key = try keyRing.dataKey(for: KeyRing.globalOwner, creatingIfMissing: !sealedExists)
         if sealedExists {
-            guard var bytes = try SealedFile.read(sealed, purpose: persistedPurpose, owner: KeyRing.globalOwner, key: key,
-                                                  maximumSize: maximumPersistedSize) else {
+            guard let data = try PrivateFile.read(sealed, maximumSize: maximumPersistedSize) else {
                 throw DataHomeError(path: sealed.path, call: "open", code: ENOENT)
             }
+            // The header first: a file that is not sealed says so, whichever key is missing.
+            _ = try SealedFile.header(of: Array(data), path: sealed.path)
+            let key = try keyRing.dataKey(for: KeyRing.globalOwner)
+            var bytes = try SealedFile.open(Array(data), purpose: persistedPurpose, owner: KeyRing.globalOwner, key: key, path: sealed.path)
             defer { bytes.withUnsafeMutableBytes { _ = $0.initializeMemory(as: UInt8.self, repeating: 0) } }
             return StoredState(snapshot: try decode(Data(bytes), path: sealed.path), key: key, fromPlain: false, leftoverPlain: plainExists)
         }
+        // No sealed state yet: the global key is made for the first write (once the plain file,
+        // if any, has parsed — a refused file makes nothing).
         if plainExists, let data = try PrivateFile.read(plain, maximumSize: maximumPersistedSize) {
-            return StoredState(snapshot: try decode(data, path: plain.path), key: key, fromPlain: true, leftoverPlain: true)
+            let snapshot = try decode(data, path: plain.path)
+            return StoredState(snapshot: snapshot, key: try keyRing.dataKey(for: KeyRing.globalOwner, creatingIfMissing: true),
+                               fromPlain: true, leftoverPlain: true)
         }
-        return StoredState(snapshot: nil, key: key, fromPlain: false, leftoverPlain: false)
+        return StoredState(snapshot: nil, key: try keyRing.dataKey(for: KeyRing.globalOwner, creatingIfMissing: true),
+                           fromPlain: false, leftoverPlain: false)
     }
 
     /// Seals `snapshot` into `directory/org.sealed` (`0600`, replaced atomically, `fsync`ed).
