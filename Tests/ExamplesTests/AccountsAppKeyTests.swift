@@ -133,10 +133,18 @@ struct AccountsAppKeyTests {
         _ = try await runExample("AccountsApp", environment: home.environment)
         var state = try openedOrgState(home)
         let canary = "Canary-\(UUID().uuidString.prefix(8))"
-        let fields = String(decoding: try JSONSerialization.data(withJSONObject: ["Id": "001CANARY000001AAA", "Name": canary, "Industry": "Testing"]),
-                            as: UTF8.self)
-        state["records"] = (state["records"] as? [Any] ?? []) + [["id": "001CANARY000001AAA", "type": "Account", "orgID": "00DACME000000001",
-                                                                  "isDeleted": false, "fields": fields]]
+        // A copy of an account of ada's org (its audit dates with it) under a new id and name.
+        var records = try #require(state["records"] as? [[String: Any]])
+        var record = try #require(records.first { $0["type"] as? String == "Account" && $0["orgID"] as? String == "00DACME000000001" })
+        let text = try #require(record["fields"] as? String)
+        var fields = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
+        fields["Id"] = "001CANARY000001AAA"
+        fields["Name"] = canary
+        fields["Industry"] = "Testing"
+        record["id"] = "001CANARY000001AAA"
+        record["fields"] = String(decoding: try JSONSerialization.data(withJSONObject: fields), as: UTF8.self)
+        records.append(record)
+        state["records"] = records
         // The previous version's data home: only the org's plain state, no keys, no key file.
         let dataHome = home.url.appendingPathComponent("AccountsApp")
         for item in try FileManager.default.contentsOfDirectory(atPath: dataHome.path) where item != "embedded-org" {
