@@ -46,7 +46,7 @@ struct PersistedSnapshot: Codable, Hashable {
 }
 
 extension EmbeddedOrg {
-    /// The file the org persists to in its folder: its state sealed (``SealedFile``, purpose
+    /// The file the org persists to in its folder: its state sealed (Core's `SealedFile`, purpose
     /// ``persistedPurpose``, owner `global`) with the key ring's global data key.
     public static let persistedFileName = "org.sealed"
     /// The plain JSON file earlier versions wrote (tokens and records in clear): read once,
