@@ -1,7 +1,8 @@
 // The Accounts app — the forceios Swift template, headless on Linux. `swift run AccountsApp`
 // runs a scripted tour against the embedded org and exits 0; see `--help` for the rest. Its data
 // (users, SmartStore, the embedded org's state) lives under the user's data home
-// ($XDG_DATA_HOME/AccountsApp or ~/.local/share/AccountsApp) and survives a relaunch.
+// ($XDG_DATA_HOME/AccountsApp or ~/.local/share/AccountsApp) and survives a relaunch; its master
+// key lives apart ($XDG_CONFIG_HOME/AccountsApp/master.key, or a systemd credential).
 import AppKernel
 import AppKernelAuth
 import AppKernelPOSIX
@@ -35,6 +36,20 @@ enum AccountsApp {
             FileHandle.standardError.write(Data("AccountsApp: \(error)\n".utf8))
             exit(1)
         }
+        // The master key (a key file apart from the data home, or systemd's credential) opens
+        // the key ring once; a missing or wrong one stops the app before anything is read.
+        let keyRing: KeyRing
+        var provider: KeyProvider?
+        do {
+            let chosen = try keyProvider(environment: ProcessInfo.processInfo.environment)
+            provider = chosen
+            keyRing = try openKeyRing(dataHome: dataDirectory, provider: chosen)
+        } catch {
+            FileHandle.standardError.write(Data("AccountsApp: \(error)\n".utf8))
+            if let provider { FileHandle.standardError.write(Data(keyAdvice(provider: provider, dataHome: dataDirectory).utf8)) }
+            exit(1)
+        }
+        Console.say("master key: \(keyRing.provider)")
         let passcodes = PasscodePrompt()
         var embeddedOrg: EmbeddedOrg?
         do {
@@ -47,12 +62,15 @@ enum AccountsApp {
                 // relaunch finds what the last run left on the "server".
                 let org = EmbeddedOrg.sample()
                 let orgFolder = dataDirectory.appendingPathComponent("embedded-org")
-                if FileManager.default.fileExists(atPath: orgFolder.appendingPathComponent("org.json").path) { try org.restore(from: orgFolder) }
+                // Its state is sealed with the data home's global key (a plain org.json of an
+                // earlier version is sealed on this read).
+                if EmbeddedOrg.hasPersistedState(in: orgFolder) { try org.restore(from: orgFolder, keyRing: keyRing) }
                 manager.org = .embedded(org)
                 embeddedOrg = org
                 transport = org
                 Console.say("using the embedded org (\(org.users.map(\.username).joined(separator: ", "))) — no network")
             }
+            // keyRing: credentials, passcode, manager — wired at merge
             // Users are remembered: their credentials live under the data home, the current user too.
             let accounts = try UserAccountManager(store: FileCredentialStore(root: dataDirectory.appendingPathComponent("accounts")), transport: transport)
             manager.transport = transport
@@ -85,7 +103,7 @@ enum AccountsApp {
             // the running instance's.
             if let embeddedOrg, manager.holdsInstanceLock {
                 // It holds the users' refresh tokens: a failed write is said, and the exit says it too.
-                do { try embeddedOrg.persist(to: dataDirectory.appendingPathComponent("embedded-org")) } catch {
+                do { try embeddedOrg.persist(to: dataDirectory.appendingPathComponent("embedded-org"), keyRing: keyRing) } catch {
                     FileHandle.standardError.write(Data("AccountsApp: the embedded org's records and tokens were NOT saved: \(error)\n".utf8))
                     if status == 0 { status = 1 }
                 }

@@ -37,8 +37,17 @@ struct Options {
                          --shortcut TYPE, --user-activity TYPE, --location, --fetch
         environment: APPKERNEL_TRACE=launch.json writes the launch timeline (Chrome trace); set but
                      empty, it is refused
+        data and key: the data lives in $XDG_DATA_HOME/AccountsApp (else ~/.local/share/AccountsApp),
+                     sealed with a master key kept apart from it, in the key file
+                     $XDG_CONFIG_HOME/AccountsApp/master.key (else ~/.config/AccountsApp; 0600, made
+                     on the first run — keep a copy: without it the data cannot be opened). Under
+                     systemd, give the key as an encrypted credential instead: `openssl rand 32 |
+                     systemd-creds encrypt --name=accountsapp.key - /etc/credstore.encrypted/accountsapp.key`,
+                     and in the unit LoadCredentialEncrypted=accountsapp.key:/etc/credstore.encrypted/accountsapp.key;
+                     the app uses $CREDENTIALS_DIRECTORY/accountsapp.key when it is there, and says
+                     at start which key it used
         exit status: 0 the app terminated normally, 1 it could not run (a failed launch or login, a
-                     data home refused) or its data could not be saved,
+                     data home refused, a master key missing or wrong) or its data could not be saved,
                      64 a bad command line or environment, 75 another instance is running on the
                      same data home (one instance a data home: it says which pid)
         """

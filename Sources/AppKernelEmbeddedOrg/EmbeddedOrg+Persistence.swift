@@ -1,6 +1,5 @@
-import AppKernelCore
+public import AppKernelCore
 import AppKernelREST
-import Synchronization
 public import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -10,7 +9,7 @@ import Musl
 import Darwin
 #endif
 
-/// The org's records and refresh tokens as `org.json` keeps them.
+/// The org's records and refresh tokens as its state file keeps them (sealed).
 struct PersistedSnapshot: Codable, Hashable {
     struct StoredRecord: Codable, Hashable {
         var id: String
@@ -47,58 +46,89 @@ struct PersistedSnapshot: Codable, Hashable {
 }
 
 extension EmbeddedOrg {
-    /// The file the org persists to in its folder.
-    static let persistedFileName = "org.json"
+    /// The file the org persists to in its folder: its state sealed (Core's `SealedFile`, purpose
+    /// ``persistedPurpose``, owner `global`) with the key ring's global data key.
+    public static let persistedFileName = "org.sealed"
+    /// The plain JSON file earlier versions wrote (tokens and records in clear): read once,
+    /// rewritten sealed, then overwritten and unlinked.
+    public static let legacyFileName = "org.json"
+    /// The purpose written in the sealed file's header.
+    public static let persistedPurpose = "org-state"
     /// The lock file beside it.
     static let persistLockName = "org.lock"
-    /// The largest `org.json` read.
+    /// The largest state file read.
     static let maximumPersistedSize = 256 << 20
 
-    /// Writes the org's records and its valid refresh tokens to `directory/org.json`, so a later
-    /// run can load them: owner-only from the first byte (it holds tokens) through Core's
-    /// `PrivateFile`, into a folder checked like a data home (`PrivateDirectory`: never a link,
-    /// the user's, not writable by others; created `0700`).
+    /// Whether `directory` holds a persisted org (sealed, or plain from an earlier version), so
+    /// that ``restore(from:keyRing:)`` has something to read. A link there counts: the restore
+    /// then refuses it.
+    public static func hasPersistedState(in directory: URL) -> Bool {
+        [persistedFileName, legacyFileName].contains { name in
+            var status = stat()
+            return lstat(directory.appendingPathComponent(name).path, &status) == 0
+        }
+    }
+
+    /// Writes the org's records and its valid refresh tokens to `directory/org.sealed`, sealed
+    /// with `keyRing`'s global data key, so a later run can load them: owner-only from the first
+    /// byte through Core's `PrivateFile`, into a folder checked like a data home
+    /// (`PrivateDirectory`: never a link, the user's, not writable by others; created `0700`).
+    /// No token or record is written in clear.
     ///
     /// Two instances of an app sharing the folder lose nothing: under an advisory lock
     /// (`directory/org.lock`), the file is read and what this org changed since it last restored
     /// or persisted is merged over it (records it changed or created, tokens it issued or
     /// revoked); the rest stays as the other instance wrote it. (Two instances that each create
     /// records give them the same ids — the embedded org numbers them itself — and the later
-    /// persist's version of such a record wins.) An `org.json` that cannot be read is moved aside
-    /// (`org.json.damaged`) and replaced.
+    /// persist's version of such a record wins.) A plain `org.json` of an earlier version is
+    /// merged the same way, then overwritten and unlinked once the sealed file is written.
     ///
-    /// - Throws: `DataHomeError` when the folder is refused or the file cannot be written (a full
-    ///   disk says so; the old file is left whole), `FileLockError` when another instance held
+    /// A state file that cannot be opened — damaged, truncated, sealed with another key, for
+    /// another purpose or owner, or not an org state — is an error naming it, and nothing is
+    /// overwritten: the data is never replaced by what this instance alone knows.
+    ///
+    /// - Throws: `DataHomeError` when the folder is refused; `SealedFileError` naming the file
+    ///   when it cannot be opened or written (a full disk says so; the old file is left whole);
+    ///   ``OrgStateError`` when it opens but holds no org state; `KeyError` when the global data
+    ///   key is missing or the key ring refuses it; `FileLockError` when another instance held
     ///   the lock too long (nothing written).
-    public func persist(to directory: URL) throws {
+    public func persist(to directory: URL, keyRing: KeyRing) throws {
         let mine = state.withLock { Self.snapshot(of: $0) }
         let base = state.withLock { $0.persisted }
         try PrivateDirectory.create(directory)
-        let file = directory.appendingPathComponent(Self.persistedFileName)
         try FileLock.withExclusiveLock(at: directory.appendingPathComponent(Self.persistLockName)) { () throws in
-            var current: PersistedSnapshot?
-            if let data = try PrivateFile.read(file, maximumSize: Self.maximumPersistedSize) {
-                current = try? JSONDecoder().decode(PersistedSnapshot.self, from: data)
-                if current == nil { _ = rename(file.path, file.path + ".damaged") }
-            }
-            let merged = mine.merged(over: current, base: base)
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
-            try PrivateFile.write(encoder.encode(merged), to: file)
+            let stored = try Self.readState(in: directory, keyRing: keyRing)
+            let merged = mine.merged(over: stored.snapshot, base: base)
+            try Self.writeState(merged, in: directory, key: stored.key)
+            if stored.leftoverPlain { try Self.shred(directory.appendingPathComponent(Self.legacyFileName)) }
         }
         // The next persist merges what changes from here on.
         state.withLock { $0.persisted = mine }
     }
 
-    /// Replaces the org's records (and adds the refresh tokens) persisted in `directory/org.json`.
-    /// - Throws: When the file is missing or not a snapshot; `DataHomeError` when it or its folder
-    ///   is refused (a link, another user's, writable by others) — never read through a link.
-    public func restore(from directory: URL) throws {
+    /// Replaces the org's records (and adds the refresh tokens) persisted in `directory` by
+    /// ``persist(to:keyRing:)``, opened with `keyRing`'s global data key. A plain `org.json` of
+    /// an earlier version is read once and rewritten sealed (the plain file overwritten and
+    /// unlinked).
+    /// - Throws: `DataHomeError` when there is no state file, or it or its folder is refused (a
+    ///   link, another user's, writable by others) — never read through a link;
+    ///   `SealedFileError` naming the file when it is damaged, truncated, sealed with another
+    ///   key, for another purpose or owner; ``OrgStateError`` when it holds no org state;
+    ///   `KeyError` when the global data key is missing. The org and the files are then left
+    ///   as they were.
+    public func restore(from directory: URL, keyRing: KeyRing) throws {
         let file = directory.appendingPathComponent(Self.persistedFileName)
-        guard try PrivateDirectory.check(directory), let data = try PrivateFile.read(file, maximumSize: Self.maximumPersistedSize) else {
+        guard try PrivateDirectory.check(directory), Self.hasPersistedState(in: directory) else {
             throw DataHomeError(path: file.path, call: "open", code: ENOENT)
         }
-        let snapshot = try JSONDecoder().decode(PersistedSnapshot.self, from: data)
+        let snapshot = try FileLock.withExclusiveLock(at: directory.appendingPathComponent(Self.persistLockName)) { () throws -> PersistedSnapshot in
+            let stored = try Self.readState(in: directory, keyRing: keyRing)
+            guard let snapshot = stored.snapshot else { throw DataHomeError(path: file.path, call: "open", code: ENOENT) }
+            // An earlier version's plain file: sealed now, then shredded.
+            if stored.fromPlain { try Self.writeState(snapshot, in: directory, key: stored.key) }
+            if stored.leftoverPlain { try Self.shred(directory.appendingPathComponent(Self.legacyFileName)) }
+            return snapshot
+        }
         state.withLock { state in
             state.records = [:]
             state.order = []
@@ -115,7 +145,7 @@ extension EmbeddedOrg {
         }
     }
 
-    /// The org's records and valid refresh tokens, as `org.json` keeps them.
+    /// The org's records and valid refresh tokens, as the state file keeps them.
     static func snapshot(of state: State) -> PersistedSnapshot {
         PersistedSnapshot(nextNumber: state.nextNumber, records: state.order.compactMap { id in
             state.records[id].map { record in

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import AppKernel
+import AppKernelCore
 import AppKernelAuth
 import AppKernelREST
 import AppKernelEmbeddedOrg
@@ -243,9 +244,10 @@ struct EmbeddedOrgMoreTests {
         let client = try await org.loggedInClient()
         let created = try await client.send(request: client.requestForCreate(withObjectType: "Account", fields: ["Name": "Initech", "Industry": "Software"], apiVersion: nil))
         let id = try #require(try created.asJSON()["id"]?.stringValue)
-        try org.persist(to: directory)
+        let keyRing = try KeyRing(directory: directory.appendingPathComponent("keys"), provider: .inMemory(SecretKey.random()))
+        try org.persist(to: directory.appendingPathComponent("embedded-org"), keyRing: keyRing)
         let later = EmbeddedOrg.sample()
-        try later.restore(from: directory)
+        try later.restore(from: directory.appendingPathComponent("embedded-org"), keyRing: keyRing)
         #expect(later.record(withID: id)?["Name"] == "Initech")
         let laterClient = try await later.loggedInClient()
         let accounts = try await laterClient.send(request: laterClient.request(forQuery: "SELECT Name FROM Account ORDER BY Name", apiVersion: nil)).asJSON()

@@ -8,13 +8,18 @@ import Glibc
 import Darwin
 #endif
 
-/// `org.json` holds refresh tokens: it is written owner-only from its first byte, a failed write
+/// The org's state holds refresh tokens: it is sealed, written owner-only from its first byte, a failed write
 /// throws, a linked folder is refused, and two instances persisting to one folder lose nothing.
 @MainActor
 struct OrgPersistenceTests {
     final class Scratch {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("orgjson-\(UUID().uuidString)")
-        init() throws { try FileManager.default.createDirectory(at: url, withIntermediateDirectories: false) }
+        /// A key ring of its own (an in-memory master key), beside the org's folder.
+        let keyRing: KeyRing
+        init() throws {
+            try FileManager.default.createDirectory(at: url, withIntermediateDirectories: false)
+            keyRing = try KeyRing(directory: url.appendingPathComponent("keys"), provider: .inMemory(SecretKey.random()))
+        }
         deinit { try? FileManager.default.removeItem(at: url) }
         func path(_ relative: String) -> URL { url.appendingPathComponent(relative) }
     }
@@ -25,11 +30,11 @@ struct OrgPersistenceTests {
         let scratch = try Scratch()
         let created = Locked<[String: UInt32]>([:])
         try PrivateFile.$creationObserver.withValue({ url, mode in created.withLock { $0[url.lastPathComponent] = mode } }) {
-            try EmbeddedOrg.sample().persist(to: scratch.path("embedded-org"))
+            try EmbeddedOrg.sample().persist(to: scratch.path("embedded-org"), keyRing: scratch.keyRing)
         }
-        #expect(created.withLock { $0 } == ["org.json": 0o600])
+        #expect(created.withLock { $0 } == ["org.sealed": 0o600, "global.key": 0o600])
         var status = stat()
-        #expect(stat(scratch.path("embedded-org/org.json").path, &status) == 0 && status.st_mode & 0o7777 == 0o600)
+        #expect(stat(scratch.path("embedded-org/org.sealed").path, &status) == 0 && status.st_mode & 0o7777 == 0o600)
         #expect(stat(scratch.path("embedded-org").path, &status) == 0 && status.st_mode & 0o7777 == 0o700)
     }
 
@@ -37,7 +42,7 @@ struct OrgPersistenceTests {
         let scratch = try Scratch()
         try Data("not a folder".utf8).write(to: scratch.path("embedded-org"))
         #expect(throws: DataHomeError(path: scratch.path("embedded-org").path, problem: .notADirectory)) {
-            try EmbeddedOrg.sample().persist(to: scratch.path("embedded-org"))
+            try EmbeddedOrg.sample().persist(to: scratch.path("embedded-org"), keyRing: scratch.keyRing)
         }
     }
 
@@ -46,7 +51,7 @@ struct OrgPersistenceTests {
         try FileManager.default.createDirectory(at: scratch.path("victim"), withIntermediateDirectories: false)
         try FileManager.default.createSymbolicLink(at: scratch.path("embedded-org"), withDestinationURL: scratch.path("victim"))
         #expect(throws: DataHomeError(path: scratch.path("embedded-org").path, problem: .symbolicLink(target: scratch.path("victim").path))) {
-            try EmbeddedOrg.sample().persist(to: scratch.path("embedded-org"))
+            try EmbeddedOrg.sample().persist(to: scratch.path("embedded-org"), keyRing: scratch.keyRing)
         }
         #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.path("victim").path).isEmpty)
     }
@@ -61,21 +66,23 @@ struct OrgPersistenceTests {
         let orgID = seed.users[0].orgID
         let one = seed.insert("Account", ["Name": "One"], orgID: orgID)
         let two = seed.insert("Account", ["Name": "Two"], orgID: orgID)
-        try seed.persist(to: folder)
+        try seed.persist(to: folder, keyRing: scratch.keyRing)
         let first = EmbeddedOrg.sample(), second = EmbeddedOrg.sample()
-        try first.restore(from: folder)
-        try second.restore(from: folder)
+        try first.restore(from: folder, keyRing: scratch.keyRing)
+        try second.restore(from: folder, keyRing: scratch.keyRing)
         _ = try await first.loggedInClient()
         _ = try await second.loggedInClient()
         try first.update(recordID: one, fields: ["Name": "One, edited by the first"])
         try second.update(recordID: two, fields: ["Name": "Two, edited by the second"])
-        try first.persist(to: folder)
-        try second.persist(to: folder)
+        try first.persist(to: folder, keyRing: scratch.keyRing)
+        try second.persist(to: folder, keyRing: scratch.keyRing)
         let later = EmbeddedOrg.sample()
-        try later.restore(from: folder)
+        try later.restore(from: folder, keyRing: scratch.keyRing)
         #expect(later.record(withID: one)?["Name"] == "One, edited by the first")
         #expect(later.record(withID: two)?["Name"] == "Two, edited by the second")
-        let stored = try JSONSerialization.jsonObject(with: Data(contentsOf: folder.appendingPathComponent("org.json"))) as? [String: Any]
+        let sealed = try #require(try SealedFile.read(folder.appendingPathComponent(EmbeddedOrg.persistedFileName), purpose: EmbeddedOrg.persistedPurpose,
+                                                      owner: KeyRing.globalOwner, key: scratch.keyRing.dataKey(for: KeyRing.globalOwner)))
+        let stored = try JSONSerialization.jsonObject(with: Data(sealed)) as? [String: Any]
         #expect((stored?["refreshTokens"] as? [String: String])?.count == 2, "both instances' users stay logged in")
     }
 }

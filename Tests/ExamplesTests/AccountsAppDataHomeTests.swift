@@ -33,7 +33,7 @@ struct AccountsAppDataHomeTests {
         _ = try await runExample("AccountsApp", environment: home.environment)
         let dataHome = home.url.appendingPathComponent("AccountsApp")
         let items = try #require(FileManager.default.enumerator(atPath: dataHome.path)?.allObjects as? [String])
-        #expect(items.contains("embedded-org/org.json") && items.contains("accounts/.lock"))
+        #expect(items.contains("embedded-org/org.sealed") && items.contains("keys/global.key") && items.contains("accounts/.lock"), "\(items)")
         for item in items + [""] {
             let path = dataHome.appendingPathComponent(item).path
             var status = stat()

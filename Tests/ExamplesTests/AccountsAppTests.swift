@@ -231,7 +231,7 @@ struct AccountsAppTests {
         #expect(!second.lines.contains { $0.contains("launch phase sdkInit done") }, "nothing of the app ran: \(second.lines)")
         // The first instance saves the embedded org only when it quits: a file there now would be
         // the refused one's, written over the running instance's state.
-        #expect(!FileManager.default.fileExists(atPath: dataHome + "/embedded-org/org.json"), "the refused instance wrote nothing")
+        #expect(!FileManager.default.fileExists(atPath: dataHome + "/embedded-org/org.sealed"), "the refused instance wrote nothing")
         first.write("list\nquit\n")
         #expect(await first.waitForExit(seconds: 60) == 0, "stderr: \(first.errors)")
         #expect(first.lines.contains { $0.contains("Acme Corporation") }, "the first instance's data is intact")

@@ -34,21 +34,37 @@ struct ExampleOutput {
 
 /// Runs the example `executable` to its end — standard input `input`, then closed — and expects
 /// it to exit with `status` within `seconds`, showing its standard error if it does not.
+/// A run given no data or configuration home gets temporary ones, removed after it: no run
+/// writes into the real `~/.local/share` or `~/.config` (AccountsApp keeps its key file there).
 func runExample(_ executable: String, arguments: [String] = [], input: String = "", environment: [String: String] = [:],
                 status: Int32 = 0, seconds: Double = 60, sourceLocation: SourceLocation = #_sourceLocation) async throws -> ChildProcess {
-    let child = try ChildProcess(executable: executable, environment: environment, arguments: arguments, input: input)
+    let own = try TemporaryDataHome()
+    let child = try ChildProcess(executable: executable, environment: own.environment.merging(environment) { $1 }, arguments: arguments, input: input)
     #expect(await child.waitForExit(seconds: seconds) == status, "stderr: \(child.errors)", sourceLocation: sourceLocation)
+    withExtendedLifetime(own) {}
     return child
 }
 
-/// A data home of its own for an example run (`XDG_DATA_HOME`), removed when the value goes.
+/// A data home of its own for an example run (`XDG_DATA_HOME`) and a configuration home apart
+/// from it (`XDG_CONFIG_HOME`, where AccountsApp keeps its master key file), both removed when
+/// the value goes.
 final class TemporaryDataHome {
     let url: URL
+    /// The configuration home: a sibling of the data home, not inside it.
+    let configURL: URL
     init() throws {
-        url = FileManager.default.temporaryDirectory.appendingPathComponent("data-home-\(UUID().uuidString)")
+        let id = UUID().uuidString
+        url = FileManager.default.temporaryDirectory.appendingPathComponent("data-home-\(id)")
+        configURL = FileManager.default.temporaryDirectory.appendingPathComponent("config-home-\(id)")
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(at: configURL, withIntermediateDirectories: true)
     }
-    deinit { try? FileManager.default.removeItem(at: url) }
-    /// The environment that points an example at it.
-    var environment: [String: String] { ["XDG_DATA_HOME": url.path] }
+    deinit {
+        try? FileManager.default.removeItem(at: url)
+        try? FileManager.default.removeItem(at: configURL)
+    }
+    /// The environment that points an example at them.
+    var environment: [String: String] { ["XDG_DATA_HOME": url.path, "XDG_CONFIG_HOME": configURL.path] }
+    /// AccountsApp's master key file.
+    var keyFile: URL { configURL.appendingPathComponent("AccountsApp/master.key") }
 }

@@ -1,0 +1,47 @@
+import AppKernel
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The app's master key: a systemd credential when its unit passes one, else a key file apart
+/// from the data home. Every sealed file of the data home opens through the key ring it opens.
+extension AccountsApp {
+    /// The systemd credential the app reads its master key from, when its unit passes one
+    /// (`LoadCredentialEncrypted=accountsapp.key:/etc/credstore.encrypted/accountsapp.key`).
+    static let credentialName = "accountsapp.key"
+
+    /// The master key's provider: the systemd credential `accountsapp.key` when
+    /// `$CREDENTIALS_DIRECTORY` holds one, else `$XDG_CONFIG_HOME/AccountsApp/master.key`
+    /// (created `0600` on the first run).
+    static func keyProvider(environment: [String: String]) throws(KeyError) -> KeyProvider {
+        if let credentials = environment["CREDENTIALS_DIRECTORY"], credentials.hasPrefix("/"),
+           FileManager.default.fileExists(atPath: credentials + "/" + credentialName) {
+            return KeyProvider.systemdCredential(named: credentialName, environment: environment)
+        }
+        return try KeyProvider.keyFile(application: "AccountsApp", environment: environment)
+    }
+
+    /// Opens the data home's key ring, once, at start.
+    ///
+    /// A data home with no key folder comes from a version that kept everything in clear (or is
+    /// new): it holds nothing sealed, so a master key may be made for it, and each part seals
+    /// its plain files as it reads them. Once the key folder exists, a missing or wrong master
+    /// key is an error (``KeyRing/init(dataHome:provider:previous:)``): never a new key.
+    static func openKeyRing(dataHome: URL, provider: KeyProvider) throws(KeyError) -> KeyRing {
+        let keys = dataHome.appendingPathComponent(KeyRing.directoryName)
+        var status = stat()
+        if lstat(keys.path, &status) != 0, errno == ENOENT {
+            return try KeyRing(directory: keys, provider: provider, home: dataHome, dataExists: false)
+        }
+        return try KeyRing(dataHome: dataHome, provider: provider)
+    }
+
+    /// What to do when the key ring cannot open: said after the error, which names the provider.
+    static func keyAdvice(provider: KeyProvider, dataHome: URL) -> String {
+        let source = provider.keyFileURL.map { "the key file \($0.path) (from a backup)" }
+            ?? "the credential \(credentialName) the unit passes (LoadCredentialEncrypted=)"
+        return "AccountsApp: the data in \(dataHome.path) was left as it is. Fix: restore \(source); "
+            + "or, to start afresh without that data, move \(dataHome.path) away\n"
+    }
+}
