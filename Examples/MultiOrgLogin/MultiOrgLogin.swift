@@ -59,7 +59,8 @@ enum MultiOrgLogin {
         let transport = acme.urlSessionTransport()      // one URLSession reaches both hosts
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("MultiOrgLogin-\(getpid())")
         defer { try? FileManager.default.removeItem(at: root) }
-        let accounts = try UserAccountManager(store: FileCredentialStore(root: root), transport: transport)
+        let keys = try KeyRing(dataHome: root, provider: .inMemory(SecretKey.random()))   // an app: .keyFile(application:), apart from the data
+        let accounts = try UserAccountManager(store: FileCredentialStore(root: root, keyRing: keys), transport: transport)
         let observation = accounts.observe { event in say("  event: \(describe(event))") }
         defer { observation.cancel() }
 
@@ -102,7 +103,7 @@ enum MultiOrgLogin {
         say("still logged in: \(accounts.allAccounts.map { $0.userIdentity?.username ?? "?" }.joined(separator: ", "))")
 
         say("== 5. A relaunch finds Ada's credentials on disk")
-        let relaunched = try UserAccountManager(store: FileCredentialStore(root: root), transport: transport)
+        let relaunched = try UserAccountManager(store: FileCredentialStore(root: root, keyRing: keys), transport: transport)
         say("accounts after relaunch: \(relaunched.allAccounts.map { $0.userIdentity?.username ?? "?" }.joined(separator: ", "))")
     }
 }

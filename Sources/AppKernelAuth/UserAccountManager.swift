@@ -47,7 +47,7 @@ public enum AccountEvent: Sendable, Hashable {
 /// `SFUserAccountManager`, done for several orgs at once.
 ///
 /// ```swift
-/// let accounts = try UserAccountManager(store: FileCredentialStore(root: dir), transport: URLSessionTransport())
+/// let accounts = try UserAccountManager(store: FileCredentialStore(root: dir, keyRing: keys), transport: URLSessionTransport())
 /// let ada = try await accounts.logIn(config: acme, using: .loopback(port: 1717), loginHint: "ada@acme.com")
 /// let cy = try await accounts.logIn(config: beta, using: .deviceFlow)
 /// try accounts.switchTo(ada.identity)

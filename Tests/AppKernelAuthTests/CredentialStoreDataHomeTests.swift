@@ -48,7 +48,7 @@ struct CredentialStoreDataHomeTests {
         try Data("theirs".utf8).write(to: victim.appendingPathComponent("file"))
         let root = scratch.path("accounts")
         try FileManager.default.createSymbolicLink(at: root, withDestinationURL: victim)
-        let store = FileCredentialStore(root: root)
+        let store = try FileCredentialStore(testRoot: root, keyHome: scratch.url)
         #expect { try store.save(account("005A")) } throws: { error in
             "\(error)".contains("symbolic link") && "\(error)".contains(root.path)
         }
@@ -62,7 +62,7 @@ struct CredentialStoreDataHomeTests {
         let scratch = try Scratch()
         let root = scratch.path("accounts")
         #expect(mkdir(root.path, 0o700) == 0 && chmod(root.path, 0o770) == 0)
-        let store = FileCredentialStore(root: root)
+        let store = try FileCredentialStore(testRoot: root, keyHome: scratch.url)
         #expect { try store.save(account("005A")) } throws: { error in
             (error as? CredentialStoreError)?.dataHome?.problem == .writableByOthers(mode: 0o770) && "\(error)".contains("chmod go-w \(root.path)")
         }
@@ -73,18 +73,18 @@ struct CredentialStoreDataHomeTests {
     @Test func aLinkedUserFolderInsideTheStoreIsReportedNotRead() throws {
         let scratch = try Scratch()
         let root = scratch.path("accounts")
-        let store = FileCredentialStore(root: root)
+        let store = try FileCredentialStore(testRoot: root, keyHome: scratch.url)
         try store.save(account("005A"))
         let elsewhere = scratch.path("elsewhere")
         try FileManager.default.createDirectory(at: elsewhere, withIntermediateDirectories: false)
-        try FileManager.default.copyItem(at: root.appendingPathComponent("00DORG/005A/account.json"), to: elsewhere.appendingPathComponent("account.json"))
+        try FileManager.default.copyItem(at: root.appendingPathComponent("00DORG/005A/account.sealed"), to: elsewhere.appendingPathComponent("account.sealed"))
         try FileManager.default.createSymbolicLink(at: root.appendingPathComponent("00DORG/005B"), withDestinationURL: elsewhere)
         let contents = try store.load()
         #expect(contents.accounts.map(\.identity.userID) == ["005A"])
         #expect(contents.problems.map(\.path) == [root.appendingPathComponent("00DORG/005B").path])
         #expect(contents.problems.first?.reason.contains("symbolic link") == true)
         #expect(throws: CredentialStoreError.self) { try store.save(account("005B")) }
-        #expect(try FileManager.default.contentsOfDirectory(atPath: elsewhere.path) == ["account.json"])
+        #expect(try FileManager.default.contentsOfDirectory(atPath: elsewhere.path) == ["account.sealed"])
     }
 
     @Test(.enabled(if: geteuid() == 0, "needs root to give a folder to another user (uid 65534)"))
@@ -92,7 +92,7 @@ struct CredentialStoreDataHomeTests {
         let scratch = try Scratch()
         let root = scratch.path("accounts")
         #expect(mkdir(root.path, 0o700) == 0 && chown(root.path, 65534, 65534) == 0)
-        #expect { try FileCredentialStore(root: root).save(account("005A")) } throws: { error in
+        #expect { try FileCredentialStore(testRoot: root, keyHome: scratch.url).save(account("005A")) } throws: { error in
             (error as? CredentialStoreError)?.dataHome?.problem == .foreignOwner(owner: 65534, user: geteuid())
                 && "\(error)".contains("owned by uid 65534")
         }
@@ -105,13 +105,13 @@ struct CredentialStoreDataHomeTests {
     @MainActor @Test func twoInstancesLoggingOutKeepBothPendingRevocations() async throws {
         let scratch = try Scratch()
         let root = scratch.path("accounts")
-        let first = try UserAccountManager(store: FileCredentialStore(root: root), transport: Unavailable())
-        let second = try UserAccountManager(store: FileCredentialStore(root: root), transport: Unavailable())
+        let first = try UserAccountManager(store: FileCredentialStore(testRoot: root, keyHome: scratch.url), transport: Unavailable())
+        let second = try UserAccountManager(store: FileCredentialStore(testRoot: root, keyHome: scratch.url), transport: Unavailable())
         try first.add(account("005A"))
         try second.add(account("005B"))
         await first.logout(UserAccountIdentity(userID: "005A", orgID: "00DORG"), reason: .userInitiated)
         await second.logout(UserAccountIdentity(userID: "005B", orgID: "00DORG"), reason: .userInitiated)
-        let kept = try FileCredentialStore(root: root).loadPendingRevocations()
+        let kept = try FileCredentialStore(testRoot: root, keyHome: scratch.url).loadPendingRevocations()
         #expect(Set(kept.map(\.identity.userID)) == ["005A", "005B"], "no instance's revocation was lost")
         #expect(Set(second.pendingRevocations.map(\.identity.userID)) == ["005A", "005B"], "the manager took the store's list")
     }
@@ -121,7 +121,7 @@ struct CredentialStoreDataHomeTests {
     @Test func interleavedUpdatesOfTwoStoresOnOneRootLoseNothing() throws {
         let scratch = try Scratch()
         let root = scratch.path("accounts")
-        let first = FileCredentialStore(root: root), second = FileCredentialStore(root: root)
+        let first = try FileCredentialStore(testRoot: root, keyHome: scratch.url), second = try FileCredentialStore(testRoot: root, keyHome: scratch.url)
         let revocation = { (user: String) in
             PendingRevocation(identity: UserAccountIdentity(userID: user, orgID: "00DORG"), revokeURL: URL(string: "https://login.salesforce.com/services/oauth2/revoke")!,
                               clientID: "client", tokenTypeHint: .refreshToken, token: "RT-\(user)", failure: .httpStatus(503, body: ""))
@@ -139,7 +139,7 @@ struct CredentialStoreDataHomeTests {
     @Test func aWriteWhileAnotherInstanceHoldsTheLockIsRefusedWithNothingWritten() throws {
         let scratch = try Scratch()
         let root = scratch.path("accounts")
-        let store = FileCredentialStore(root: root, lockTimeout: .milliseconds(20))
+        let store = try FileCredentialStore(testRoot: root, keyHome: scratch.url, lockTimeout: .milliseconds(20))
         try store.save(account("005A"))
         _ = try FileLock.withExclusiveLock(at: root.appendingPathComponent(".lock")) {
             #expect { try store.save(account("005B")) } throws: { error in "\(error)".contains("stayed locked") }
@@ -150,7 +150,7 @@ struct CredentialStoreDataHomeTests {
     @Test func aDeleteNeverRemovesAnOrgFolderThatIsNotEmpty() throws {
         let scratch = try Scratch()
         let root = scratch.path("accounts")
-        let first = FileCredentialStore(root: root), second = FileCredentialStore(root: root)
+        let first = try FileCredentialStore(testRoot: root, keyHome: scratch.url), second = try FileCredentialStore(testRoot: root, keyHome: scratch.url)
         try first.save(account("005A"))
         try second.save(account("005B"))
         try first.delete(UserAccountIdentity(userID: "005A", orgID: "00DORG"))

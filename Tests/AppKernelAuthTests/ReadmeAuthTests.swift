@@ -1,8 +1,10 @@
 // The README's "Logging in" snippet, run as written against a server with a login form. Only
-// the names it leaves to the app are defined here: the app's directory, the connected app's
-// consumer key and registered callback, and the opener (the app passes `.system`; the test
-// plays the browser).
+// the names it leaves to the app are defined here: the app's directory, the master key's
+// provider (an in-memory key here, a key file apart from the data in an app), the connected
+// app's consumer key and registered callback, and the opener (the app passes `.system`; the
+// test plays the browser).
 import AppKernelAuth
+import AppKernelCore
 import Foundation
 import LoopbackServer
 import Testing
@@ -12,6 +14,7 @@ import Testing
     defer { server.stop() }
     let appSupport = FileManager.default.temporaryDirectory.appendingPathComponent("readme-auth-\(UUID().uuidString)")
     defer { try? FileManager.default.removeItem(at: appSupport) }
+    let keyProvider = KeyProvider.inMemory(try SecretKey.random())
     let consumerKey = LoginFormServer.clientID
     let probe = try TestHTTPServer.start { _ in .init(status: 200) }
     probe.stop()
@@ -23,7 +26,8 @@ import Testing
     let hosts = try LoginHostStorage(directory: appSupport)          // production, sandbox, the user's My Domains
     let config = OAuthConfig(clientID: consumerKey, redirectURI: registeredCallback,   // http://localhost:1717/OauthRedirect
                              loginHost: hosts.selected, scopes: ["api", "refresh_token"])
-    let accounts = try UserAccountManager(store: FileCredentialStore(root: appSupport), transport: SocketTransport())
+    let keys = try KeyRing(dataHome: appSupport, provider: keyProvider)  // .keyFile(application: "MyApp"): the master key in ~/.config/MyApp
+    let accounts = try UserAccountManager(store: FileCredentialStore(root: appSupport, keyRing: keys), transport: SocketTransport())
     let ada = try await accounts.logIn(config: config, using: .loopback(opener: opener))   // login page in the browser; waits for the redirect
     let watcher = accounts.observe { event in print(event) }         // willSwitch, willLogout (wipe here), revocationFailed, …
     await accounts.logout(ada.identity, reason: .userInitiated)      // delete files, revoke (kept and retried if it fails), notify

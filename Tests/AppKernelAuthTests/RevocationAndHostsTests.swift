@@ -48,7 +48,7 @@ struct RevocationAndHostsTests {
         defer { server.stop() }
         let root = temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: root) }
-        let manager = try UserAccountManager(store: FileCredentialStore(root: root), transport: URLSessionTransport(timeout: 10))
+        let manager = try UserAccountManager(store: FileCredentialStore(testRoot: root), transport: URLSessionTransport(timeout: 10))
         let account = try await logIn(manager, server)
         let refreshToken = try #require(account.credentials.refreshToken)
         var events: [AccountEvent] = []
@@ -63,7 +63,7 @@ struct RevocationAndHostsTests {
         var dumped = ""
         dump(pending, to: &dumped)
         #expect(!"\(pending) \(dumped)".contains(refreshToken), "a pending revocation prints without its token")
-        let file = root.appendingPathComponent("pending-revocations.json")
+        let file = root.appendingPathComponent(FileCredentialStore.pendingRevocationsFileName)
         #expect(try mode(file) == 0o600)
         // A retry that fails again keeps it, counted.
         await manager.retryFailedRevocations()
@@ -71,7 +71,7 @@ struct RevocationAndHostsTests {
 
         // The next launch: a new manager on the same store retries it, and this time it goes through.
         server.change { $0.revokeFails = false }
-        let relaunched = try UserAccountManager(store: FileCredentialStore(root: root), transport: URLSessionTransport(timeout: 10))
+        let relaunched = try UserAccountManager(store: FileCredentialStore(testRoot: root), transport: URLSessionTransport(timeout: 10))
         #expect(relaunched.pendingRevocations.count == 1)
         var relaunchEvents: [AccountEvent] = []
         let relaunchObservation = relaunched.observe { relaunchEvents.append($0) }
@@ -81,7 +81,7 @@ struct RevocationAndHostsTests {
         #expect(!FileManager.default.fileExists(atPath: file.path))
         #expect(server.revokeRequests.last == ["token": refreshToken, "token_type_hint": "refresh_token", "client_id": LoginFormServer.clientID])
         #expect(server.revokeRequests.count == 3)
-        #expect(try UserAccountManager(store: FileCredentialStore(root: root), transport: URLSessionTransport()).pendingRevocations.isEmpty)
+        #expect(try UserAccountManager(store: FileCredentialStore(testRoot: root), transport: URLSessionTransport()).pendingRevocations.isEmpty)
         withExtendedLifetime((observation, relaunchObservation)) {}
     }
 

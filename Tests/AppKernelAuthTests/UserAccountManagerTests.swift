@@ -14,7 +14,7 @@ struct UserAccountManagerTests {
         defer { try? FileManager.default.removeItem(at: root) }
         let config = OAuthConfig(clientID: LoopbackOAuthServer.clientID, redirectURI: URL(string: "test://callback")!,
                                  loginHost: server.baseURL, scopes: ["api", "refresh_token"])
-        let manager = try UserAccountManager(store: FileCredentialStore(root: root), transport: URLSessionTransport(timeout: 10))
+        let manager = try UserAccountManager(store: FileCredentialStore(testRoot: root), transport: URLSessionTransport(timeout: 10))
         try await body(manager, config, root)
     }
 
@@ -81,7 +81,7 @@ struct UserAccountManagerTests {
             try await manager.logIn(config: config, flow: .webServer, loginHint: "bob@acme.com", makeCurrent: false)
             var steps: [String] = []
             func file(_ identity: UserAccountIdentity) -> URL {
-                root.appendingPathComponent("\(identity.orgID)/\(identity.userID)/account.json")
+                root.appendingPathComponent("\(identity.orgID)/\(identity.userID)/\(FileCredentialStore.accountFileName)")
             }
             let adaFile = file(ada)
             let observation = manager.observe { event in
@@ -132,7 +132,7 @@ struct UserAccountManagerTests {
             let refreshed = try await manager.refreshCredentials(for: ada)
             #expect(refreshed.credentials.accessToken != original.credentials.accessToken)
             #expect(refreshed.credentials.refreshToken == original.credentials.refreshToken)
-            let reloaded = try FileCredentialStore(root: root).load()
+            let reloaded = try FileCredentialStore(testRoot: root).load()
             #expect(reloaded.accounts.first?.credentials.accessToken == refreshed.credentials.accessToken)
             // Revoke behind the manager's back: the next refresh is refused and logs the user out.
             try await TokenClient(config: config, transport: URLSessionTransport(timeout: 10))
@@ -150,7 +150,7 @@ struct UserAccountManagerTests {
         try await withManager { manager, config, root in
             try await manager.logIn(config: config, flow: .webServer, loginHint: "ada@acme.com")
             try await manager.logIn(config: config, flow: .webServer, loginHint: "cy@beta.com")
-            let restarted = try UserAccountManager(store: FileCredentialStore(root: root), transport: URLSessionTransport())
+            let restarted = try UserAccountManager(store: FileCredentialStore(testRoot: root), transport: URLSessionTransport())
             #expect(restarted.allAccounts.map(\.identity) == [ada, cy])
             #expect(restarted.currentIdentity == cy)
             #expect(restarted.currentAccount?.credentials == manager.currentAccount?.credentials)
@@ -173,7 +173,7 @@ struct UserAccountManagerTests {
             #expect(loggedOut == ["005ADA000000001", "005BOB000000002", "005CY0000000003"])
             #expect(orgs == ["00DACME00000001", "00DBETA00000002"])
             #expect(manager.allAccounts.isEmpty)
-            #expect(try FileCredentialStore(root: root).load() == CredentialStoreContents())
+            #expect(try FileCredentialStore(testRoot: root).load() == CredentialStoreContents())
             withExtendedLifetime(observation) {}
         }
     }

@@ -78,7 +78,7 @@ final class AccountsFixture {
         let clock = TestClock()
         let host = SimulatedHost(clock: clock)
         let app = try host.launch(delegate: DefaultApplicationDelegate())
-        let accounts = try UserAccountManager(store: FileCredentialStore(root: dataHome.appendingPathComponent("accounts")), transport: transport)
+        let accounts = try UserAccountManager(store: FileCredentialStore(root: dataHome.appendingPathComponent("accounts"), keyRing: KeyRing(dataHome: dataHome, provider: .inMemory(SecretKey(bytes: [UInt8](repeating: 0x5A, count: 32))))), transport: transport)
         let passcode = PasscodeManager(store: FilePasscodeStore(url: dataHome.appendingPathComponent("passcode.json")), iterations: 500)
         let manager = SDKManager(application: app, bootConfig: boot, accountManager: accounts, passcode: passcode, configDirectory: configDirectory)
         manager.dataDirectory = dataHome

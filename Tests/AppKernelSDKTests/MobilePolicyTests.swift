@@ -287,7 +287,7 @@ struct MobilePolicyTests {
         // The account's file is rewritten without the identity (damage, or an edit to lift the policy).
         var account = try #require(first.accounts.allAccounts.first)
         account.userIdentity = nil
-        try FileCredentialStore(root: home.url.appendingPathComponent("accounts")).save(account)
+        try FileCredentialStore(root: home.url.appendingPathComponent("accounts"), keyRing: KeyRing(dataHome: home.url, provider: .inMemory(SecretKey(bytes: [UInt8](repeating: 0x5A, count: 32))))).save(account)
         let app = try PolicyApp(org: org, home: home.url)
         #expect(app.manager.usersMobilePolicy == nil)
         #expect(app.manager.passcode.enforcedLockTimeout == .seconds(60), "the record's policy holds")
@@ -358,7 +358,7 @@ final class PolicyApp {
         self.org = org
         host = SimulatedHost(clock: clock)
         let application = try host.launch(delegate: DefaultApplicationDelegate())
-        accounts = try UserAccountManager(store: FileCredentialStore(root: home.appendingPathComponent("accounts")), transport: org)
+        accounts = try UserAccountManager(store: FileCredentialStore(root: home.appendingPathComponent("accounts"), keyRing: KeyRing(dataHome: home, provider: .inMemory(SecretKey(bytes: [UInt8](repeating: 0x5A, count: 32))))), transport: org)
         let passcode = PasscodeManager(store: FilePasscodeStore(url: home.appendingPathComponent("passcode.json")), iterations: 500)
         manager = SDKManager(application: application, bootConfig: authConfig, accountManager: accounts, passcode: passcode)
         manager.passcodeProvider = passcodes

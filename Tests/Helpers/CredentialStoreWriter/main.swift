@@ -4,40 +4,53 @@
 // file. The test kills it with SIGKILL at arbitrary points and checks that the file is always the
 // old or the new version.
 //
-//   CredentialStoreWriter <store root> [--broken]
+//   CredentialStoreWriter <data home> <key folder> [--broken]
 //
-// `--broken` writes the same file the way the store must not: in place (open and truncate it,
-// encode, then write in 4 KB pieces; no temporary file, no rename, no fsync). The kill test must catch it.
+// The store is `<data home>/accounts`, sealed with the key ring `<data home>/keys` under the master
+// key file in `<key folder>` (created on the first run; the test reads the store with the same key).
+// `--broken` writes the same sealed file the way the store must not: in place (open and truncate
+// it, seal, then write in 4 KB pieces; no temporary file, no rename, no fsync). The kill test must catch it.
 import AppKernelAuth
+import AppKernelCore
 import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
 
 let arguments = CommandLine.arguments
-guard arguments.count == 2 || (arguments.count == 3 && arguments[2] == "--broken") else {
-    FileHandle.standardError.write(Data("usage: CredentialStoreWriter <store root> [--broken]\n".utf8))
+guard arguments.count == 3 || (arguments.count == 4 && arguments[3] == "--broken") else {
+    FileHandle.standardError.write(Data("usage: CredentialStoreWriter <data home> <key folder> [--broken]\n".utf8))
     exit(2)
 }
-let root = URL(fileURLWithPath: arguments[1])
-let broken = arguments.count == 3
-let store = FileCredentialStore(root: root)
+let home = URL(fileURLWithPath: arguments[1])
+let root = home.appendingPathComponent("accounts")
+let broken = arguments.count == 4
+let keyRing: KeyRing
+do {
+    keyRing = try KeyRing(dataHome: home, provider: .keyFile(in: URL(fileURLWithPath: arguments[2])))
+} catch {
+    FileHandle.standardError.write(Data("\(error)\n".utf8))
+    exit(1)
+}
+let store = FileCredentialStore(root: root, keyRing: keyRing)
 // A large identity makes each write take long enough for kills to land inside it.
 let urls = Dictionary(uniqueKeysWithValues: (0..<4_000).map { ("service\($0)", "https://na1.salesforce.com/services/data/v{version}/\($0)") })
 
-/// The broken write: truncates the account's file and writes it in place, piece by piece.
+/// The broken write: truncates the account's sealed file and writes it in place, piece by piece.
 func writeInPlace(_ account: UserAccount) throws {
     let directory = root.appendingPathComponent("00DCRASH").appendingPathComponent("005CRASH")
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
     try FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: root.path)
     try FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: directory.deletingLastPathComponent().path)
     // Opened (and so truncated) first, then encoded and written, as a stream writer would.
-    let descriptor = open(directory.appendingPathComponent("account.json").path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+    let file = directory.appendingPathComponent(FileCredentialStore.accountFileName)
+    let descriptor = open(file.path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
     guard descriptor >= 0 else { throw POSIXError(.EIO) }
     defer { close(descriptor) }
     let encoder = JSONEncoder()
     encoder.outputFormatting = .sortedKeys
-    let data = [UInt8](try encoder.encode(account))
+    let data = try SealedFile.seal([UInt8](try encoder.encode(account)), purpose: FileCredentialStore.accountPurpose,
+                                   owner: KeyRing.owner(of: account.identity), key: try keyRing.dataKey(of: account.identity, creatingIfMissing: true), path: file.path)
     var offset = 0
     while offset < data.count {
         let written = data[offset..<min(offset + 4_096, data.count)].withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
