@@ -1,8 +1,5 @@
 import AppKernel
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// The app's master key: a systemd credential when its unit passes one, else a key file apart
 /// from the data home. Every sealed file of the data home opens through the key ring it opens.
@@ -22,19 +19,12 @@ extension AccountsApp {
         return try KeyProvider.keyFile(application: "AccountsApp", environment: environment)
     }
 
-    /// Opens the data home's key ring, once, at start.
-    ///
-    /// A data home with no key folder comes from a version that kept everything in clear (or is
-    /// new): it holds nothing sealed, so a master key may be made for it, and each part seals
-    /// its plain files as it reads them. Once the key folder exists, a missing or wrong master
-    /// key is an error (``KeyRing/init(dataHome:provider:previous:)``): never a new key.
+    /// Opens the data home's key ring, once, at start: a data home of an earlier version (no
+    /// key yet) gets a master key and each part seals its plain files as it reads them; once a
+    /// data key exists, a missing or wrong master key is an error, never a new key
+    /// (``KeyRing/init(dataHome:provider:previous:)``).
     static func openKeyRing(dataHome: URL, provider: KeyProvider) throws(KeyError) -> KeyRing {
-        let keys = dataHome.appendingPathComponent(KeyRing.directoryName)
-        var status = stat()
-        if lstat(keys.path, &status) != 0, errno == ENOENT {
-            return try KeyRing(directory: keys, provider: provider, home: dataHome, dataExists: false)
-        }
-        return try KeyRing(dataHome: dataHome, provider: provider)
+        try KeyRing(dataHome: dataHome, provider: provider)
     }
 
     /// What to do when the key ring cannot open: said after the error, which names the provider.

@@ -70,9 +70,8 @@ enum AccountsApp {
                 transport = org
                 Console.say("using the embedded org (\(org.users.map(\.username).joined(separator: ", "))) — no network")
             }
-            // keyRing: credentials, passcode, manager — wired at merge
             // Users are remembered: their credentials live under the data home, the current user too.
-            let accounts = try UserAccountManager(store: FileCredentialStore(root: dataDirectory.appendingPathComponent("accounts"), keyRing: KeyRing(dataHome: dataDirectory, provider: .keyFile(application: "AccountsApp"))), transport: transport)  // sealed; master key in $XDG_CONFIG_HOME/AccountsApp
+            let accounts = try UserAccountManager(store: FileCredentialStore(root: dataDirectory.appendingPathComponent("accounts"), keyRing: keyRing), transport: transport)
             manager.transport = transport
             manager.dataDirectory = dataDirectory
             // One instance a data home: a second one is refused ("already running as pid N with

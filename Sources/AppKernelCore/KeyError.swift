@@ -31,6 +31,9 @@ public struct KeyError: Error, Sendable, Hashable, CustomStringConvertible {
         case sealed(SealedFileError)
         /// The cryptography failed (the random generator, or the library).
         case crypto(CryptoError)
+        /// The key folder's lock (`path`) could not be taken to create a data key (`reason`:
+        /// another process held it too long, or the lock failed): nothing was created.
+        case locked(path: String, reason: String)
     }
 
     /// The provider concerned, as ``KeyProvider/description`` names it.
@@ -73,6 +76,8 @@ public struct KeyError: Error, Sendable, Hashable, CustomStringConvertible {
             "\(provider): \(error)"
         case .crypto(let error):
             "\(provider): \(error)"
+        case .locked(let path, let reason):
+            "\(provider): no data key was created: the lock \(path) \(reason); try again once the other instance is done"
         }
     }
 }

@@ -6,14 +6,14 @@ extension KeyRing {
 
     /// Opens the key ring of the data home `dataHome` (`<dataHome>/keys`).
     ///
-    /// The data home counts as holding data (a missing master key is then an error, never a new
-    /// key) when anything but the key folder and lock files is in it.
+    /// A master key is created (by the key-file provider only) when the key folder holds no
+    /// wrapped key: a first launch, or a data home of an earlier version that sealed nothing —
+    /// its parts seal their plain files as they read them. Once a data key exists, a missing or
+    /// wrong master key is a ``KeyError``, never a new key.
     /// - Throws: ``KeyError`` as ``init(directory:provider:previous:home:dataExists:)``.
     public convenience init(dataHome: URL, provider: KeyProvider, previous: KeyProvider? = nil) throws(KeyError) {
-        let entries = (try? FileManager.default.contentsOfDirectory(atPath: dataHome.path)) ?? []
-        let data = entries.contains { $0 != Self.directoryName && !$0.hasSuffix(".lock") }
         try self.init(directory: dataHome.appendingPathComponent(Self.directoryName), provider: provider,
-                      previous: previous, home: dataHome, dataExists: data)
+                      previous: previous, home: dataHome, dataExists: false)
     }
 
     /// The key-ring owner of a user's data: `user-` and 32 hex digits of the SHA-256 of

@@ -95,22 +95,44 @@ public final class KeyRing: Sendable {
     ///   damaged or misplaced wrapped key, or a file error.
     public func dataKey(for owner: String, creatingIfMissing: Bool = false) throws(KeyError) -> SecretKey {
         let file = try keyFile(of: owner)
+        if let key = try existingKey(in: file, owner: owner) { return key }
+        guard creatingIfMissing else { throw KeyError(provider: provider.description, problem: .missingDataKey(owner: owner, path: file.path)) }
+        // Two processes may create the same owner's key at once (an SDK store and the credential
+        // store of another instance): under the folder's lock, the second finds the first's key
+        // instead of replacing it, which would orphan what the first sealed with it.
+        let result: Result<SecretKey, KeyError>
+        do {
+            result = try FileLock.withExclusiveLock(at: directory.appendingPathComponent(Self.creationLockName)) {
+                Result(catching: { () throws(KeyError) -> SecretKey in
+                    if let key = try existingKey(in: file, owner: owner) { return key }
+                    let key: SecretKey
+                    do throws(CryptoError) { key = try SecretKey.random() } catch { throw KeyError(provider: provider.description, problem: .crypto(error)) }
+                    try wrap(key, owner: owner, into: file)
+                    return key
+                })
+            }
+        } catch let error as FileLockError {
+            throw KeyError(provider: provider.description, problem: .locked(path: error.path, reason: "\(error.reason)"))
+        } catch {
+            throw KeyError(provider: provider.description, problem: .locked(path: file.path, reason: "\(error)"))
+        }
+        return try result.get()
+    }
+
+    /// The lock file a data key is created under (`keys.lock`, not a `.key` file).
+    static let creationLockName = "keys.lock"
+
+    /// The key wrapped in `file`, or nil when there is none.
+    private func existingKey(in file: URL, owner: String) throws(KeyError) -> SecretKey? {
         let opened: [UInt8]?
         do {
             opened = try Self.unwrap(file, owner: owner, keys: [master] + (previous.map { [$0] } ?? []))
         } catch {
             throw KeyError(provider: provider.description, problem: .sealed(error))
         }
-        if let opened {
-            var bytes = opened
-            defer { bytes.withUnsafeMutableBytes { LibCrypto.cleanse($0) } }
-            do { return try SecretKey(bytes: bytes) } catch { throw KeyError(provider: provider.description, problem: .crypto(error)) }
-        }
-        guard creatingIfMissing else { throw KeyError(provider: provider.description, problem: .missingDataKey(owner: owner, path: file.path)) }
-        let key: SecretKey
-        do { key = try SecretKey.random() } catch { throw KeyError(provider: provider.description, problem: .crypto(error)) }
-        try wrap(key, owner: owner, into: file)
-        return key
+        guard var bytes = opened else { return nil }
+        defer { bytes.withUnsafeMutableBytes { LibCrypto.cleanse($0) } }
+        do { return try SecretKey(bytes: bytes) } catch { throw KeyError(provider: provider.description, problem: .crypto(error)) }
     }
 
     /// Re-wraps every data key that is not under the current master key (it is under the

@@ -201,19 +201,41 @@ struct KeyRingTests {
         #expect(try ring.owners().isEmpty)
     }
 
-    /// `KeyRing(dataHome:provider:)`: a data home holding anything but its key folder and lock
-    /// files holds data, so a missing master key there is an error, not a first launch.
-    @Test func aDataHomeWithDataButNoMasterKeyIsRefused() throws {
+    /// `KeyRing(dataHome:provider:)`: a master key is made only while the key folder holds no
+    /// wrapped key (a first launch, or an earlier version's home that sealed nothing); once a
+    /// data key exists, a lost master key is an error and nothing is made.
+    @Test func aDataHomeMakesAMasterKeyOnlyBeforeItsFirstDataKey() throws {
         let layout = try Layout()
         try FileManager.default.createDirectory(at: layout.home, withIntermediateDirectories: true)
-        try Data().write(to: layout.home.appendingPathComponent("instance.lock"))
+        try Data("plain, from an earlier version".utf8).write(to: layout.home.appendingPathComponent("passcode.json"))
         let provider = KeyProvider.keyFile(in: layout.config)
         _ = try KeyRing(dataHome: layout.home, provider: provider).dataKey(of: nil, creatingIfMissing: true)
-        try FileManager.default.removeItem(at: layout.config.appendingPathComponent("master.key"))
-        try FileManager.default.removeItem(at: layout.keys)
-        try Data("x".utf8).write(to: layout.home.appendingPathComponent("passcode.json"))
-        #expect(throws: KeyError.self) { try KeyRing(dataHome: layout.home, provider: provider) }
-        #expect(!FileManager.default.fileExists(atPath: layout.config.appendingPathComponent("master.key").path))
+        let master = layout.config.appendingPathComponent("master.key")
+        try FileManager.default.removeItem(at: master)
+        #expect(throws: KeyError(provider: provider.description, problem: .missingMasterKey(path: master.path))) {
+            try KeyRing(dataHome: layout.home, provider: provider)
+        }
+        #expect(!FileManager.default.fileExists(atPath: master.path))
+    }
+
+    /// Many creators of one owner's key at once (threads here, processes alike: `flock` locks an
+    /// open file description) end with one key: none replaces another's.
+    @Test func concurrentCreatorsOfOneKeyGetTheSameKey() throws {
+        let layout = try Layout()
+        let ring = try layout.ring(.inMemory(SecretKey.random()))
+        let ids = Locked<Set<[UInt8]>>([])
+        let failures = Locked<[String]>([])
+        DispatchQueue.concurrentPerform(iterations: 8) { _ in
+            do {
+                let key = try ring.dataKey(for: "005alice", creatingIfMissing: true)
+                ids.withLock { _ = $0.insert(key.id) }
+            } catch {
+                failures.withLock { $0.append("\(error)") }
+            }
+        }
+        #expect(failures.withLock { $0 } == [])
+        #expect(ids.withLock { $0 }.count == 1)
+        #expect(try ring.dataKey(for: "005alice").id == ids.withLock { $0 }.first)
     }
 
     /// A user's owner name is a plain file name whatever the ids hold, the same every time, and
