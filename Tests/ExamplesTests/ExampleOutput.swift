@@ -49,6 +49,7 @@ final class TemporaryDataHome {
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
     }
     deinit { try? FileManager.default.removeItem(at: url) }
-    /// The environment that points an example at it.
-    var environment: [String: String] { ["XDG_DATA_HOME": url.path] }
+    /// The environment that points an example at it (its key file too: `config/<app>/master.key`,
+    /// beside the app's data home, not inside it).
+    var environment: [String: String] { ["XDG_DATA_HOME": url.path, "XDG_CONFIG_HOME": url.appendingPathComponent("config").path] }
 }
