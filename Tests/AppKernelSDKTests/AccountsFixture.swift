@@ -70,7 +70,8 @@ final class AccountsFixture {
         observation = manager.addCurrentUserChangeObserver { [weak self] in self?.userChanges.append($0) }
     }
 
-    private static func make(dataHome: URL, transport: any HTTPTransport, boot: BootConfig, loginMethod: LoginMethod) throws -> AccountsFixture {
+    private static func make(dataHome: URL, transport: any HTTPTransport, boot: BootConfig, loginMethod: LoginMethod,
+                             keyProvider: KeyProvider = .inMemory(TestKeys.master)) throws -> AccountsFixture {
         let configDirectory = dataHome.appendingPathComponent("config-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: configDirectory, withIntermediateDirectories: true)
         try Data(userstore.utf8).write(to: configDirectory.appendingPathComponent("userstore.json"))
@@ -79,9 +80,11 @@ final class AccountsFixture {
         let host = SimulatedHost(clock: clock)
         let app = try host.launch(delegate: DefaultApplicationDelegate())
         let accounts = try UserAccountManager(store: FileCredentialStore(root: dataHome.appendingPathComponent("accounts")), transport: transport)
-        let passcode = PasscodeManager(store: FilePasscodeStore(url: dataHome.appendingPathComponent("passcode.json")), iterations: 500)
+        let keyRing = try KeyRing(dataHome: dataHome, provider: keyProvider)
+        let passcode = PasscodeManager(store: FilePasscodeStore(url: dataHome.appendingPathComponent("passcode.json"), keyRing: keyRing), iterations: 500)
         let manager = SDKManager(application: app, bootConfig: boot, accountManager: accounts, passcode: passcode, configDirectory: configDirectory)
         manager.dataDirectory = dataHome
+        manager.keyRing = keyRing
         manager.transport = transport
         manager.loginMethod = loginMethod
         return AccountsFixture(host: host, clock: clock, manager: manager, configDirectory: configDirectory, dataHome: dataHome)

@@ -36,7 +36,8 @@ struct TwoInstanceLogoutTests {
         let accounts = try UserAccountManager(store: FileCredentialStore(root: home.url.appendingPathComponent("accounts")), transport: AcceptingTransport())
         let manager = SDKManager(bootConfig: deferred, accountManager: accounts)
         manager.dataDirectory = home.url
-        manager.storeManager = StoreManager(root: home.url)
+        manager.keyRing = try TestKeys.ring(for: home.url)
+        manager.storeManager = StoreManager(root: home.url, keyRing: manager.keyRing)
         let host = SimulatedHost()
         host.attach(manager)
         try host.launch(delegate: DefaultApplicationDelegate())
