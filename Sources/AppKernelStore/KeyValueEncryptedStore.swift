@@ -44,6 +44,10 @@ public final class KeyValueEncryptedStore: Sendable {
     /// Opens (creating its folder `0700`) the store `name` in `parentDirectory`, sealed with `key`
     /// for `owner`. Apps use ``global(named:in:keyRing:)`` and ``forUser(_:named:in:keyRing:)``.
     /// - Parameters:
+    ///   - parentDirectory: The owner's `key_value_stores` folder (``directory(for:in:)``).
+    ///   - name: The store's name (``isValidName(_:)``); its folder is `<parentDirectory>/<name>`.
+    ///   - owner: The key-ring owner written in every entry's header.
+    ///   - key: The owner's data key.
     ///   - home: The data home the folder belongs to, checked down from it (no link, the user's,
     ///     not writable by others).
     /// - Throws: ``StoreError``: `invalidName` for a name ``isValidName(_:)`` refuses, `cannotOpen`
