@@ -41,15 +41,21 @@ func runExample(_ executable: String, arguments: [String] = [], input: String = 
     return child
 }
 
-/// A data home of its own for an example run (`XDG_DATA_HOME`), removed when the value goes.
+/// A data home of its own for an example run (`XDG_DATA_HOME`), and a configuration folder beside
+/// it for the app's key file (`XDG_CONFIG_HOME`: apart from the data, as an app's is), both removed
+/// when the value goes.
 final class TemporaryDataHome {
     let url: URL
+    let configURL: URL
     init() throws {
         url = FileManager.default.temporaryDirectory.appendingPathComponent("data-home-\(UUID().uuidString)")
+        configURL = URL(fileURLWithPath: url.path + "-config")
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
     }
-    deinit { try? FileManager.default.removeItem(at: url) }
-    /// The environment that points an example at it (its key file too: `config/<app>/master.key`,
-    /// beside the app's data home, not inside it).
-    var environment: [String: String] { ["XDG_DATA_HOME": url.path, "XDG_CONFIG_HOME": url.appendingPathComponent("config").path] }
+    deinit {
+        try? FileManager.default.removeItem(at: url)
+        try? FileManager.default.removeItem(at: configURL)
+    }
+    /// The environment that points an example at it.
+    var environment: [String: String] { ["XDG_DATA_HOME": url.path, "XDG_CONFIG_HOME": configURL.path] }
 }
