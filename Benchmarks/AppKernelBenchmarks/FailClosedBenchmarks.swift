@@ -48,7 +48,8 @@ enum FailClosedBenchmark {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         defer { try? FileManager.default.removeItem(at: directory) }
         let managers = [PasscodeManager(store: InMemoryPasscodeStore()),
-                        PasscodeManager(store: FilePasscodeStore(url: directory.appendingPathComponent("passcode.json")))]
+                        PasscodeManager(store: FilePasscodeStore(url: directory.appendingPathComponent("passcode.json"),
+                                                                  keyRing: try KeyRing(dataHome: directory, provider: .inMemory(try SecretKey.random()))))]
         let stats = try Measure.stats(rounds: rounds, warmUp: true, managers.map { manager in
             { @MainActor in
                 try manager.setPasscode("2468")
@@ -78,13 +79,17 @@ enum LockedLaunchBenchmark {
         var homeCheck: Stats
     }
 
+    /// The master key of the benchmark's data homes (one per run, as a key file would be).
+    static let benchmarkMasterKey = try! SecretKey.random()
+
     static func launch(in directory: URL, singleInstance: Bool) async throws {
         let app = Application(delegate: LaunchDelegate(), clock: TestClock())
         let manager = SDKManager(application: app, bootConfig: BootConfig(remoteAccessConsumerKey: "3MVG9-bench", oauthRedirectURI: "bench://done",
                                                                          oauthScopes: ["api"], shouldAuthenticate: false))
         manager.dataDirectory = directory
+        manager.keyRing = try KeyRing(dataHome: directory, provider: .inMemory(benchmarkMasterKey))
         manager.requiresSingleInstance = singleInstance
-        manager.passcode.store = FilePasscodeStore(url: directory.appendingPathComponent("passcode.json"))
+        manager.passcode.store = FilePasscodeStore(url: directory.appendingPathComponent("passcode.json"), keyRing: manager.keyRing!)
         manager.window = Window()
         manager.rootControllerFactory = { _ in PlaceholderController(message: "root") }
         _ = try app.handle(.launch(LaunchOptions(), inBackground: false))

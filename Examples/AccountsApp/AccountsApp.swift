@@ -74,6 +74,9 @@ enum AccountsApp {
             let accounts = try UserAccountManager(store: FileCredentialStore(root: dataDirectory.appendingPathComponent("accounts"), keyRing: keyRing), transport: transport)
             manager.transport = transport
             manager.dataDirectory = dataDirectory
+            // Everything under the data home is sealed with keys wrapped by a master key kept apart
+            // from it, in $XDG_CONFIG_HOME/AccountsApp/master.key (made on first use).
+            manager.keyRing = keyRing
             // One instance a data home: a second one is refused ("already running as pid N with
             // data home …") and the host ends it with exit status 75.
             manager.requiresSingleInstance = true
@@ -84,7 +87,7 @@ enum AccountsApp {
             manager.configDirectory = Bundle.module.url(forResource: "Resources", withExtension: nil)
             manager.passcodeProvider = passcodes
             // The passcode protects the app across launches: its hash lives beside the users.
-            manager.passcode.store = FilePasscodeStore(url: dataDirectory.appendingPathComponent("passcode.json"))
+            manager.passcode.store = FilePasscodeStore(url: dataDirectory.appendingPathComponent("passcode.json"), keyRing: keyRing)
             manager.rootControllerFactory = { user in AccountsListController(user: user, manager: manager) }
             manager.launchErrorHandler = { error in Console.say("launch error: \(error.summary)") }
 

@@ -16,8 +16,8 @@ final class AppDelegate: ApplicationDelegate {
         // A part the SDK starts in its sdkInit phase (the template's SmartStoreSDKManager opens
         // the global store): here, the global SmartStore under the app's data home.
         SDKManager.shared.registerService(named: "SmartStore") {
-            guard let directory = SDKManager.shared.dataDirectory else { return }
-            let store = try SmartStore.shared(withName: SmartStore.defaultStoreName, owner: .global, in: directory)
+            guard let stores = SDKManager.shared.storeManager else { return }
+            let store = try stores.store(named: SmartStore.defaultStoreName, for: .global)   // sealed with the global key
             Console.say("SmartStore ready: the global store has \(try store.allSoupNames().count) soup(s)")
         }
         return true

@@ -1,5 +1,6 @@
 public import AppKernel
 public import AppKernelAuth
+public import Foundation
 
 /// One phase's run, on the application's clock (`end` and `duration` are set once it finished).
 public typealias PhaseTiming = PhaseEngine<LaunchPhase>.Record
@@ -12,6 +13,9 @@ public struct LaunchResult: Sendable, Hashable {
     public var currentUser: UserAccount?
     /// Each phase's start and end.
     public var timeline: [PhaseTiming]
+    /// The user folders the launch removed as leftover ciphertext: their user's key was destroyed
+    /// (a logout or lockout) and the process ended before the files were removed. Not an error.
+    public var removedLeftovers: [URL] = []
 }
 
 /// Where the manager's launch is: `idle`, `running(phase)`, `finished`, `failed(phase)`.

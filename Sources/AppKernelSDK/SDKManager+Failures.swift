@@ -64,11 +64,12 @@ extension SDKManager {
     /// The single-instance lock's file name in the data home.
     public static let instanceLockFileName = "instance.lock"
 
-    /// The stores under ``dataDirectory``: the process's `StoreManager.shared(root:)` unless set.
+    /// The stores under ``dataDirectory``, sealed with ``keyRing``'s keys: the process's
+    /// `StoreManager.shared(root:keyRing:)` unless set.
     /// A test that plays two instances of the app on one data home gives each manager its own
     /// `StoreManager(root:)`, as two processes have; `nil` without a data directory.
     public var storeManager: StoreManager? {
-        get { ownStoreManager ?? dataDirectory.map { StoreManager.shared(root: $0) } }
+        get { ownStoreManager ?? dataDirectory.map { StoreManager.shared(root: $0, keyRing: keyRing) } }
         set { ownStoreManager = newValue }
     }
 }

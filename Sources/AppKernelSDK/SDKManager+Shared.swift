@@ -1,4 +1,5 @@
 import AppKernel
+import AppKernelCore
 
 extension SDKManager {
     /// The shared instance once made, and its observation of the process's launches.
@@ -27,7 +28,7 @@ extension SDKManager {
     /// (of `SDKManager` if none did, made on first use), kept for the process's lifetime.
     /// Tests usually build their own managers instead.
     public static var shared: SDKManager {
-        registration.instance ?? makeShared(SDKManager.self)
+        SharedManagerScope.current?.manager ?? registration.instance ?? makeShared(SDKManager.self)
     }
 
     @discardableResult
@@ -54,4 +55,21 @@ extension SDKManager {
         registration.instance?.stop()
         registration = (nil, nil)
     }
+}
+
+/// A manager that stands for ``SDKManager/shared`` in one task and its child tasks: what lets a
+/// test that goes through `shared` (``KeyValueEncryptedStore/forCurrentUser(named:)``, …) run in
+/// parallel with others, each with its own manager.
+@_spi(Testing)
+public final class SharedManagerScope: Sendable {
+    /// The scope of the running task, if any.
+    @TaskLocal public static var current: SharedManagerScope?
+    private let slot = Locked<SDKManager?>(nil)
+    /// The manager ``SDKManager/shared`` answers with in this scope (`nil`: the process's).
+    public var manager: SDKManager? {
+        get { slot.withLock { $0 } }
+        set { slot.withLock { $0 = newValue } }
+    }
+    /// An empty scope.
+    public init() {}
 }

@@ -140,8 +140,7 @@ extension SDKManager {
         case .willLogout(let identity, _):
             stores.wipe(.user(identity))
             if ownedSyncManager?.owner == .user(identity) { ownedSyncManager = nil }
-            // A store another live instance has open is marked for wiping, not deleted under it.
-            _ = try? storeManager?.removeStores(for: .user(identity))
+            shred(identity)
             if accountManager?.currentAccount?.identity == identity { loggingOutCurrentUser = identity }
         case .didLogout(let identity, let reason):
             guard loggingOutCurrentUser == identity else { return }

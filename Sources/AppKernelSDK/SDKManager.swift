@@ -1,5 +1,6 @@
 public import AppKernel
 public import AppKernelAuth
+public import AppKernelCore
 public import AppKernelREST
 import AppKernelStore
 import AppKernelSync
@@ -47,6 +48,14 @@ open class SDKManager {
     /// soups and syncs as specs only, in ``stores``. An app uses a folder under the user's data home
     /// (`$XDG_DATA_HOME/<app>` or `~/.local/share/<app>`), so its data survives a relaunch.
     public var dataDirectory: URL?
+    /// The data keys everything under ``dataDirectory`` is sealed with (stores, key-value stores,
+    /// the passcode record): required with a data directory — a launch without one fails in its
+    /// config phase (``KeyRingRequiredError``). Set it before the launch, like `dataDirectory`:
+    /// `manager.keyRing = try KeyRing(dataHome: dataDirectory, provider: .keyFile(application: "MyApp"))`
+    /// (or `.systemdCredential(named:)` under systemd). A logout destroys the user's key first.
+    public var keyRing: KeyRing?
+    /// The user folders the last launch removed as a logout's leftover ciphertext (their key gone).
+    public internal(set) var removedLeftovers: [URL] = []
     /// How REST requests reach the org (the default ``restClientForCurrentUser()`` uses it): a
     /// `SocketTransport` unless set, which bounds every answer in memory and time. Made when
     /// first needed.
@@ -241,6 +250,7 @@ open class SDKManager {
         showPlaceholder()
         do throws(LaunchError) {
             try takeInstanceLockIfRequired()
+            try requireKeyRing()
             try await runPhases(only: nil)
         } catch {
             stores.restore(storesBefore)
@@ -248,7 +258,8 @@ open class SDKManager {
             launchErrorHandler?(error)   // the caller hears it too: `launch()` throws
             throw error
         }
-        let result = LaunchResult(flags: flags, currentUser: accountManager?.currentAccount, timeline: launchEngine.timeline)
+        let result = LaunchResult(flags: flags, currentUser: accountManager?.currentAccount, timeline: launchEngine.timeline,
+                                  removedLeftovers: removedLeftovers)
         lastResult = result
         return result
     }
@@ -280,7 +291,9 @@ open class SDKManager {
     open func performDefault(_ phase: LaunchPhase) async throws {
         switch phase {
         case .config: try loadConfig()
-        case .sdkInit: try await initializeSDKParts()
+        case .sdkInit:
+            removeShreddedLeftovers()
+            try await initializeSDKParts()
         case .passcode: try await verifyPasscode()
         case .auth: try await authenticate()
         case .rootController: try setupRootController()
@@ -390,6 +403,7 @@ open class SDKManager {
     ///   users cannot be reloaded.
     public func userStore() throws -> SmartStore? {
         guard let storeManager else { return nil }
+        try requireKeyRing(for: storeManager)
         if storeManager.isWipePending(named: SmartStore.defaultStoreName, for: currentStoreOwner) { try reloadUsersChangedElsewhere() }
         return try storeManager.store(named: SmartStore.defaultStoreName, for: currentStoreOwner)
     }

@@ -1,3 +1,4 @@
+public import AppKernelCore
 #if canImport(CSQLiteVFS)
 import CSQLiteVFS
 #endif
@@ -56,6 +57,13 @@ extension SmartStore {
             }
             self.bytes = UnsafeMutableRawBufferPointer.allocate(byteCount: Self.byteCount, alignment: 16)
             self.bytes.copyBytes(from: bytes)
+        }
+
+        /// Copies the data key `key` (e.g. `KeyRing.dataKey(of:creatingIfMissing:)`'s) into a new
+        /// store key, without a copy in a Swift array.
+        public init(_ key: SecretKey) {
+            bytes = UnsafeMutableRawBufferPointer.allocate(byteCount: Self.byteCount, alignment: 16)
+            key.withUnsafeBytes { bytes.copyMemory(from: $0) }
         }
 
         deinit {

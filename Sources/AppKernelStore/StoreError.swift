@@ -32,6 +32,10 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
         /// given, or the key is not 32 bytes. Nothing was read or written: open it with the key
         /// it was created with (``SmartStore/EncryptionKey``).
         case wrongKey
+        /// The store's owner has no data key any more: it was destroyed (crypto-shredded) at a
+        /// logout or a passcode lockout, so the store is leftover ciphertext nobody can open.
+        /// Nothing was opened or created: remove the file (the next launch does).
+        case keyDestroyed
         /// The store was closed (by ``SmartStore/close()`` or ``StoreManager/removeStores(for:)``).
         case storeClosed
         /// A store, soup or owner name that cannot be used (empty, or with a `/`).

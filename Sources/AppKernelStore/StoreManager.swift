@@ -39,12 +39,21 @@ public enum StoreOwner: Sendable, Hashable, CustomStringConvertible {
 /// opened once, with the manager's ``configuration``, and shared (`sharedStoreWithName:user:`)
 /// until it is removed; reopened after a relaunch, it has its data. ``removeStores(for:)``
 /// closes and deletes a user's stores — what logout does.
+///
+/// With a ``keyRing`` every store is sealed with its owner's data key (the global key for
+/// global stores, `KeyRing.owner(of:)`'s for a user's; created at the first open): every page
+/// of the database and its WAL is encrypted (``SmartStore/EncryptionKey``), and a plain store of
+/// an earlier version is migrated on that open. Once the owner's key is destroyed (a logout's
+/// crypto-shredding), whatever is left of the store is ciphertext nobody can open.
 public final class StoreManager: Sendable {
     /// The data directory.
     public let root: URL
     /// What every store this manager opens is opened with (its limits, such as
     /// ``SmartStore/Configuration/queryStepBudget``).
     public let configuration: SmartStore.Configuration
+    /// The data keys the stores are sealed with; `nil`: plain stores (an app without a key
+    /// provider, or a test).
+    public let keyRing: KeyRing?
     private let open = Locked<[Key: SmartStore]>([:])
 
     private struct Key: Hashable {
@@ -53,21 +62,27 @@ public final class StoreManager: Sendable {
     }
 
     /// A manager for stores under `root` (created, 0700, when first needed), opening them with
-    /// `configuration`. An SDK app hands its own to `SDKManager.storeManager`.
-    public init(root: URL, configuration: SmartStore.Configuration = SmartStore.Configuration()) {
+    /// `configuration`, sealed with `keyRing`'s keys when one is given. An SDK app hands its own
+    /// to `SDKManager.storeManager`.
+    public init(root: URL, configuration: SmartStore.Configuration = SmartStore.Configuration(), keyRing: KeyRing? = nil) {
         self.root = root.standardizedFileURL
         self.configuration = configuration
+        self.keyRing = keyRing
     }
 
     private static let managers = Locked<[String: StoreManager]>([:])
 
-    /// The process's manager for `root`: one a directory, so that every caller shares its stores.
-    public static func shared(root: URL) -> StoreManager {
+    /// The process's manager for `root`: one a directory (and master key), so that every caller
+    /// shares its stores. With `keyRing` the stores are sealed with its keys; a caller with
+    /// another master key (or none) gets a manager of its own, never one that opens the stores
+    /// with a key it was not given.
+    public static func shared(root: URL, keyRing: KeyRing? = nil) -> StoreManager {
         let root = root.standardizedFileURL
+        let name = root.path + "\0" + (keyRing.map { $0.directory.standardizedFileURL.path + "\0" + $0.provider.description } ?? "plain")
         return managers.withLock { managers in
-            if let manager = managers[root.path] { return manager }
-            let manager = StoreManager(root: root)
-            managers[root.path] = manager
+            if let manager = managers[name] { return manager }
+            let manager = StoreManager(root: root, keyRing: keyRing)
+            managers[name] = manager
             return manager
         }
     }
@@ -105,10 +120,24 @@ public final class StoreManager: Sendable {
         return try open.withLock { (open: inout [Key: SmartStore]) throws(StoreError) -> SmartStore in
             let key = Key(name: name, owner: owner)
             if let store = open[key], !store.isClosed { return store }
+            // The key first: a folder is never there without its owner's key (a launch removes
+            // such folders as a logout's leftovers).
+            let sealingKey = try sealingKey(for: owner, file: url)
             try makePrivateDirectories(down: url.deletingLastPathComponent())
-            let store = try SmartStore(fileURL: url, configuration: configuration)
+            let store = try SmartStore(fileURL: url, configuration: configuration, key: sealingKey)
             open[key] = store
             return store
+        }
+    }
+
+    /// The key `owner`'s stores are sealed with (created on the first open), `nil` without a key ring.
+    private func sealingKey(for owner: StoreOwner, file: URL) throws(StoreError) -> SmartStore.EncryptionKey? {
+        guard let keyRing else { return nil }
+        let identity: UserAccountIdentity? = if case .user(let identity) = owner { identity } else { nil }
+        do {
+            return SmartStore.EncryptionKey(try keyRing.dataKey(of: identity, creatingIfMissing: true))
+        } catch {
+            throw StoreError(code: .wrongKey, reason: "the store's data key could not be had: \(error)", file: file.path)
         }
     }
 
@@ -176,20 +205,21 @@ public final class StoreManager: Sendable {
 
 extension SmartStore {
     /// The store `name` of `owner` under `root`, shared by every caller (the SDK's
-    /// `sharedStoreWithName:user:`): ``StoreManager/shared(root:)``'s.
-    public static func shared(withName name: String = defaultStoreName, owner: StoreOwner, in root: URL) throws(StoreError) -> SmartStore {
-        try StoreManager.shared(root: root).store(named: name, for: owner)
+    /// `sharedStoreWithName:user:`): ``StoreManager/shared(root:keyRing:)``'s, sealed with
+    /// `keyRing`'s keys when one is given.
+    public static func shared(withName name: String = defaultStoreName, owner: StoreOwner, in root: URL, keyRing: KeyRing? = nil) throws(StoreError) -> SmartStore {
+        try StoreManager.shared(root: root, keyRing: keyRing).store(named: name, for: owner)
     }
 
     /// Closes and deletes the store (`removeSharedStoreWithName:forUser:`).
-    public static func removeShared(withName name: String = defaultStoreName, owner: StoreOwner, in root: URL) throws(StoreError) {
-        try StoreManager.shared(root: root).removeStore(named: name, for: owner)
+    public static func removeShared(withName name: String = defaultStoreName, owner: StoreOwner, in root: URL, keyRing: KeyRing? = nil) throws(StoreError) {
+        try StoreManager.shared(root: root, keyRing: keyRing).removeStore(named: name, for: owner)
     }
 
     /// Closes and deletes every store of the owner (`removeAllStoresForUser:`); one another
     /// instance has open is marked for wiping instead (see ``StoreManager/removeStores(for:)``).
     @discardableResult
-    public static func removeAllStores(for owner: StoreOwner, in root: URL) throws(StoreError) -> StoreRemoval {
-        try StoreManager.shared(root: root).removeStores(for: owner)
+    public static func removeAllStores(for owner: StoreOwner, in root: URL, keyRing: KeyRing? = nil) throws(StoreError) -> StoreRemoval {
+        try StoreManager.shared(root: root, keyRing: keyRing).removeStores(for: owner)
     }
 }

@@ -3,7 +3,7 @@ import Testing
 import AppKernel
 import AppKernelAuth
 import AppKernelEmbeddedOrg
-import AppKernelSDK
+@_spi(Testing) import AppKernelSDK
 import AppKernelStore
 import AppKernelSync
 import AppKernelTesting
@@ -70,7 +70,11 @@ final class AccountsFixture {
         observation = manager.addCurrentUserChangeObserver { [weak self] in self?.userChanges.append($0) }
     }
 
-    private static func make(dataHome: URL, transport: any HTTPTransport, boot: BootConfig, loginMethod: LoginMethod) throws -> AccountsFixture {
+    private static func make(dataHome: URL, transport: any HTTPTransport, boot: BootConfig, loginMethod: LoginMethod,
+                             keyProvider: KeyProvider = .inMemory(TestKeys.master)) throws -> AccountsFixture {
+        // The key ring first: a data home holding anything else holds data, and a key file is
+        // then never made (it would orphan that data).
+        let keyRing = try KeyRing(dataHome: dataHome, provider: keyProvider)
         let configDirectory = dataHome.appendingPathComponent("config-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: configDirectory, withIntermediateDirectories: true)
         try Data(userstore.utf8).write(to: configDirectory.appendingPathComponent("userstore.json"))
@@ -78,12 +82,14 @@ final class AccountsFixture {
         let clock = TestClock()
         let host = SimulatedHost(clock: clock)
         let app = try host.launch(delegate: DefaultApplicationDelegate())
-        let accounts = try UserAccountManager(store: FileCredentialStore(root: dataHome.appendingPathComponent("accounts"), keyRing: KeyRing(dataHome: dataHome, provider: .inMemory(SecretKey(bytes: [UInt8](repeating: 0x5A, count: 32))))), transport: transport)
-        let passcode = PasscodeManager(store: FilePasscodeStore(url: dataHome.appendingPathComponent("passcode.json")), iterations: 500)
+        let accounts = try UserAccountManager(store: FileCredentialStore(root: dataHome.appendingPathComponent("accounts"), keyRing: keyRing), transport: transport)
+        let passcode = PasscodeManager(store: FilePasscodeStore(url: dataHome.appendingPathComponent("passcode.json"), keyRing: keyRing), iterations: 500)
         let manager = SDKManager(application: app, bootConfig: boot, accountManager: accounts, passcode: passcode, configDirectory: configDirectory)
         manager.dataDirectory = dataHome
+        manager.keyRing = keyRing
         manager.transport = transport
         manager.loginMethod = loginMethod
+        if let scope = SharedManagerScope.current { scope.manager = manager }   // SDKManager.shared, for this test only
         return AccountsFixture(host: host, clock: clock, manager: manager, configDirectory: configDirectory, dataHome: dataHome)
     }
 
@@ -97,6 +103,16 @@ final class AccountsFixture {
         let fixture = try make(dataHome: dataHome, transport: org, boot: bootConfig(for: org), loginMethod: .autoApprove())
         try await fixture.manager.launch()
         _ = try? await fixture.syncManager.reSync(named: "syncDownAccounts")   // offline: the store as it is
+        return fixture
+    }
+
+    /// Launches the app on `dataHome` sealed with `keyProvider`'s master key: logs in if nobody
+    /// is remembered. Inside a ``ScopedSharedManager`` test, its manager is `SDKManager.shared`.
+    static func launch(dataHome: URL, keyProvider: KeyProvider) async throws -> AccountsFixture {
+        let org = EmbeddedOrg.sample()
+        let fixture = try make(dataHome: dataHome, transport: org, boot: bootConfig(for: org), loginMethod: .autoApprove(), keyProvider: keyProvider)
+        try await fixture.manager.launch()
+        fixture.lastRefreshToken = fixture.currentUser?.credentials.refreshToken ?? fixture.lastRefreshToken
         return fixture
     }
 
@@ -161,9 +177,26 @@ final class AccountsFixture {
             prompts.answer(nil)
             await asking.value
         }
+        if let token = currentUser?.credentials.refreshToken { lastRefreshToken = token }
         try host.terminate()
         if currentUser != nil { try store.close() }
         try? FileManager.default.removeItem(at: configDirectory)
+    }
+
+    /// The refresh token of the last user the fixture saw logged in (what must never be on disk in clear).
+    private(set) var lastRefreshToken = "no refresh token was seen"
+
+    /// Logs the current user out (the user's key is destroyed first, then their files).
+    func logout() async throws {
+        let identity = try #require(currentUser?.identity, "nobody is logged in")
+        await manager.accountManager?.logout(identity, reason: .userInitiated)
+    }
+
+    /// Every file of `user`'s SmartStores, the databases first (`<home>/<org>/<user>/stores/…`).
+    func storeFiles(of user: UserAccount) -> [URL] {
+        let stores = dataHome.appendingPathComponent(user.identity.orgID).appendingPathComponent(user.identity.userID).appendingPathComponent("stores")
+        let files = (try? FileManager.default.allFiles(under: stores)) ?? []
+        return files.filter { $0.lastPathComponent == "store.sqlite" } + files.filter { $0.lastPathComponent != "store.sqlite" }
     }
 
     /// The current user's SmartStore.
@@ -234,4 +267,17 @@ final class PromptedPasscodes: PasscodeProvider {
         waiter = nil
         continuation?.resume()
     }
+}
+
+/// Makes `SDKManager.shared` the manager the test's fixture launches, for that test's tasks only
+/// (a task-local scope): tests that go through `shared` still run in parallel.
+struct ScopedSharedManager: TestTrait, TestScoping {
+    func provideScope(for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void) async throws {
+        try await SharedManagerScope.$current.withValue(SharedManagerScope()) { try await function() }
+    }
+}
+
+extension Trait where Self == ScopedSharedManager {
+    /// `SDKManager.shared` is the test's own fixture's manager.
+    static var scopedSharedManager: Self { Self() }
 }

@@ -272,8 +272,9 @@ struct MobilePolicyTests {
         try app.manager.passcode.setPasscode("135790")
         app = try PolicyApp(org: org, home: home.url)
         #expect(app.manager.passcode.mobilePolicy == PasscodePolicy(minimumLength: 6, lockTimeout: .seconds(300)))
-        // The passcode's own record keeps it too, under its HMAC, before any account is read.
-        let alone = PasscodeManager(store: FilePasscodeStore(url: home.url.appendingPathComponent("passcode.json")), iterations: 500)
+        // The passcode's own record keeps it too, sealed, before any account is read.
+        let alone = PasscodeManager(store: FilePasscodeStore(url: home.url.appendingPathComponent("passcode.json"), keyRing: try TestKeys.ring(for: home.url)),
+                                    iterations: 500)
         #expect(alone.enforcedMinimumLength == 6)
         #expect(alone.enforcedLockTimeout == .seconds(300))
     }
@@ -287,7 +288,7 @@ struct MobilePolicyTests {
         // The account's file is rewritten without the identity (damage, or an edit to lift the policy).
         var account = try #require(first.accounts.allAccounts.first)
         account.userIdentity = nil
-        try FileCredentialStore(root: home.url.appendingPathComponent("accounts"), keyRing: KeyRing(dataHome: home.url, provider: .inMemory(SecretKey(bytes: [UInt8](repeating: 0x5A, count: 32))))).save(account)
+        try FileCredentialStore(root: home.url.appendingPathComponent("accounts"), keyRing: TestKeys.ring(for: home.url)).save(account)
         let app = try PolicyApp(org: org, home: home.url)
         #expect(app.manager.usersMobilePolicy == nil)
         #expect(app.manager.passcode.enforcedLockTimeout == .seconds(60), "the record's policy holds")
@@ -300,13 +301,10 @@ struct MobilePolicyTests {
         try app.manager.passcode.setPasscode("135790")
         try await app.logIn("ada@acme.com")
         let file = home.url.appendingPathComponent("passcode.json")
-        var envelope = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: file)) as? [String: Any])
-        let recordBytes = try #require((envelope["record"] as? String).flatMap { Data(base64Encoded: $0) })
-        var fields = try #require(try JSONSerialization.jsonObject(with: recordBytes) as? [String: Any])
+        let fields = try SealedPasscodeFile.fields(of: file, home: home.url)
         #expect(fields["policy"] as? [String: Int] == ["minimumLength": 6, "lockTimeoutSeconds": 60])
-        fields["policy"] = ["minimumLength": 4, "lockTimeoutSeconds": 3600]
-        envelope["record"] = try JSONSerialization.data(withJSONObject: fields).base64EncodedString()
-        try JSONSerialization.data(withJSONObject: envelope).write(to: file)
+        // Sealed since issue 30: without the key an edit can only flip ciphertext bits, which fail the tag.
+        try SealedPasscodeFile.flipACiphertextBit(of: file)
         #expect(throws: PasscodeDamage.self) { try app.manager.passcode.record() }
     }
 
@@ -321,9 +319,7 @@ struct MobilePolicyTests {
         #expect(passcode.enforcedMinimumLength == 4)
         try passcode.setPasscode("2468")
         #expect(try passcode.record()?.policy == nil, "the record is as before: no policy field")
-        let envelope = try JSONSerialization.jsonObject(with: Data(contentsOf: home.url.appendingPathComponent("passcode.json"))) as? [String: Any]
-        let recordBytes = try #require((envelope?["record"] as? String).flatMap { Data(base64Encoded: $0) })
-        let fields = try #require(try JSONSerialization.jsonObject(with: recordBytes) as? [String: Any])
+        let fields = try SealedPasscodeFile.fields(of: home.url.appendingPathComponent("passcode.json"), home: home.url)
         #expect(Set(fields.keys) == ["salt", "hash", "iterations", "failedAttempts"], "the record's bytes are as before the policy existed")
         app.passcodes.answers = ["2468"]
         #expect(try await app.returnsLocked(after: .seconds(599)) == false)
@@ -358,8 +354,9 @@ final class PolicyApp {
         self.org = org
         host = SimulatedHost(clock: clock)
         let application = try host.launch(delegate: DefaultApplicationDelegate())
-        accounts = try UserAccountManager(store: FileCredentialStore(root: home.appendingPathComponent("accounts"), keyRing: KeyRing(dataHome: home, provider: .inMemory(SecretKey(bytes: [UInt8](repeating: 0x5A, count: 32))))), transport: org)
-        let passcode = PasscodeManager(store: FilePasscodeStore(url: home.appendingPathComponent("passcode.json")), iterations: 500)
+        let keyRing = try TestKeys.ring(for: home)
+        accounts = try UserAccountManager(store: FileCredentialStore(root: home.appendingPathComponent("accounts"), keyRing: keyRing), transport: org)
+        let passcode = PasscodeManager(store: FilePasscodeStore(url: home.appendingPathComponent("passcode.json"), keyRing: keyRing), iterations: 500)
         manager = SDKManager(application: application, bootConfig: authConfig, accountManager: accounts, passcode: passcode)
         manager.passcodeProvider = passcodes
     }

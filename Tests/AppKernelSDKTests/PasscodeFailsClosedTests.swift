@@ -69,19 +69,16 @@ struct PasscodeFailsClosedTests {
         }
     }
 
+    // Issue 30 changed the format: the record is sealed (AES-256-GCM under the data home's global
+    // key), so the count cannot be edited in place any more — the attacker's edit is a bit of the
+    // ciphertext, and it fails the tag as the HMAC'd edit failed its code.
     @Test func aRecordWhoseCountWasResetByHandFailsItsAuthenticationCode() async throws {
         let home = try TemporaryDirectory()
         var app = try await AccountsFixture.launch(dataHome: home.url, passcode: "2468")
         #expect(try await app.unlock(with: "0000") == .wrong)
         try app.kill()
-        // The attacker's edit: failedAttempts 1 → 0, one byte of the record, the code left as it was.
-        var envelope = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: app.passcodeFileURL)) as? [String: Any])
-        let encoded = try #require(envelope["record"] as? String)
-        let record = try #require(Data(base64Encoded: encoded))
-        let edited = String(decoding: record, as: UTF8.self).replacingOccurrences(of: #""failedAttempts":1"#, with: #""failedAttempts":0"#)
-        #expect(Data(edited.utf8) != record && Data(edited.utf8).count == record.count, "exactly one byte changed")
-        envelope["record"] = Data(edited.utf8).base64EncodedString()
-        try JSONSerialization.data(withJSONObject: envelope).write(to: app.passcodeFileURL)
+        #expect(try SealedPasscodeFile.fields(of: app.passcodeFileURL, home: home.url)["failedAttempts"] as? Int == 1)
+        try SealedPasscodeFile.flipACiphertextBit(of: app.passcodeFileURL)
         app = try await AccountsFixture.launch(dataHome: home.url)
         #expect(app.currentUser == nil)
         #expect(app.lastUserChange?.reason == .passcodeTampered)
@@ -123,7 +120,7 @@ struct PasscodeFailsClosedTests {
 
     @Test func aMissingRecordAndMarkerWithNoUsersIsNoPasscode() async throws {
         let home = try TemporaryDirectory()
-        let store = FilePasscodeStore(url: home.url.appendingPathComponent("passcode.json"))
+        let store = FilePasscodeStore(url: home.url.appendingPathComponent("passcode.json"), keyRing: try TestKeys.ring(for: home.url))
         #expect(try store.loadVerified() == nil)
         try Data("1\n".utf8).write(to: store.markerURL)
         #expect(throws: PasscodeDamage.self) { try store.loadVerified() }
@@ -133,7 +130,7 @@ struct PasscodeFailsClosedTests {
     /// the wipe) leaves the count on disk: the next launch starts from it.
     @Test func theCountIsStoredBeforeTheAnswerIsJudged() throws {
         let home = try TemporaryDirectory()
-        let store = FilePasscodeStore(url: home.url.appendingPathComponent("passcode.json"))
+        let store = FilePasscodeStore(url: home.url.appendingPathComponent("passcode.json"), keyRing: try TestKeys.ring(for: home.url))
         let passcode = PasscodeManager(store: store, iterations: 500)
         try passcode.setPasscode("2468")
         #expect(!passcode.verify("0000"))
@@ -145,7 +142,7 @@ struct PasscodeFailsClosedTests {
 
     @Test func eachKindOfDamageIsNamed() throws {
         let home = try TemporaryDirectory()
-        let store = FilePasscodeStore(url: home.url.appendingPathComponent("passcode.json"))
+        let store = FilePasscodeStore(url: home.url.appendingPathComponent("passcode.json"), keyRing: try TestKeys.ring(for: home.url))
         let passcode = PasscodeManager(store: store, iterations: 500)
         try passcode.setPasscode("2468")
         let good = try Data(contentsOf: store.url)
@@ -157,8 +154,11 @@ struct PasscodeFailsClosedTests {
         }
         #expect(try kind { try Data().write(to: store.url) } == .empty)
         #expect(try kind { try Data("garbage".utf8).write(to: store.url) } == .malformed)
-        #expect(try kind { try Data(good.prefix(good.count / 2)).write(to: store.url) } == .malformed, "truncated by a full disk")
-        #expect(try kind { try Data(repeating: 0x41, count: 32).write(to: store.keyURL) } == .notAuthentic, "another key")
+        // Sealed (issue 30): a cut inside the header is malformed; a cut after it loses the tag,
+        // which then fails like any other edit (the AEAD cannot tell the two apart).
+        #expect(try kind { try Data(good.prefix(10)).write(to: store.url) } == .malformed, "truncated in its header")
+        #expect(try kind { try Data(good.prefix(good.count / 2)).write(to: store.url) } == .notAuthentic, "truncated by a full disk")
+        #expect(try kind { try SealedPasscodeFile.flipACiphertextBit(of: store.url) } == .notAuthentic, "edited")
         #expect(try kind { try FileManager.default.removeItem(at: store.url) } == .missing)
         #expect(try kind {
             try FileManager.default.removeItem(at: store.url)
@@ -168,14 +168,89 @@ struct PasscodeFailsClosedTests {
         #expect(!passcode.verify("2468"), "and it does not open")
     }
 
-    @Test func theKeyAndTheRecordAreOwnerOnly() throws {
+    @Test func theRecordIsOwnerOnlyAndSealedWithNoKeyBesideIt() throws {
         let home = try TemporaryDirectory()
-        let store = FilePasscodeStore(url: home.url.appendingPathComponent("passcode.json"))
+        let store = FilePasscodeStore(url: home.url.appendingPathComponent("passcode.json"), keyRing: try TestKeys.ring(for: home.url))
         try PasscodeManager(store: store, iterations: 500).setPasscode("2468")
-        for file in [store.url, store.keyURL] {
-            let permissions = try FileManager.default.attributesOfItem(atPath: file.path)[.posixPermissions] as? Int
-            #expect(permissions == 0o600, "\(file.lastPathComponent)")
-        }
-        #expect(try Data(contentsOf: store.keyURL).count == 32)
+        let permissions = try FileManager.default.attributesOfItem(atPath: store.url.path)[.posixPermissions] as? Int
+        #expect(permissions == 0o600)
+        #expect(try Data(contentsOf: store.url).starts(with: Data("AKSF".utf8)), "a sealed file")
+        #expect(!FileManager.default.fileExists(atPath: store.legacyKeyURL.path), "no HMAC key beside the record any more")
+    }
+
+    // MARK: Sealed (issue 30)
+
+    /// The record of another data home (its own global key): the key id does not match.
+    @Test func aRecordFromAnotherDataHomesKeyFailsClosed() throws {
+        let home = try TemporaryDirectory(), other = try TemporaryDirectory()
+        let store = FilePasscodeStore(url: home.url.appendingPathComponent("passcode.json"), keyRing: try TestKeys.ring(for: home.url))
+        try PasscodeManager(store: store, iterations: 500).setPasscode("2468")
+        let foreign = FilePasscodeStore(url: other.url.appendingPathComponent("passcode.json"),
+                                        keyRing: try KeyRing(dataHome: other.url, provider: .inMemory(try SecretKey.random())))
+        try PasscodeManager(store: foreign, iterations: 500).setPasscode("0000")
+        try FileManager.default.removeItem(at: store.url)
+        try FileManager.default.copyItem(at: foreign.url, to: store.url)
+        let damage = #expect(throws: PasscodeDamage.self) { try store.loadVerified() }
+        #expect(damage?.kind == .notAuthentic)
+        #expect(damage?.detail.contains("was sealed with key") == true, "\(String(describing: damage))")
+    }
+
+    /// A sealed file of the same data home and owner, but holding another kind of secret.
+    @Test func aRecordCopiedFromAnotherPurposeFailsClosed() throws {
+        let home = try TemporaryDirectory()
+        let ring = try TestKeys.ring(for: home.url)
+        let store = FilePasscodeStore(url: home.url.appendingPathComponent("passcode.json"), keyRing: ring)
+        try PasscodeManager(store: store, iterations: 500).setPasscode("2468")
+        let record = try #require(try store.loadVerified())
+        let json = try JSONEncoder().encode(record)
+        try SealedFile.write(Array(json), to: store.url, purpose: "key-value", owner: KeyRing.globalOwner,
+                             key: ring.dataKey(for: KeyRing.globalOwner))
+        let damage = #expect(throws: PasscodeDamage.self) { try store.loadVerified() }
+        #expect(damage?.kind == .notAuthentic)
+        #expect(damage?.detail.contains("holds a sealed key-value") == true, "\(String(describing: damage))")
+    }
+
+    /// Said in the type's documentation: an older copy sealed under the same key opens (no counter).
+    @Test func anOlderCopyUnderTheSameKeyIsNotDetected() throws {
+        let home = try TemporaryDirectory()
+        let store = FilePasscodeStore(url: home.url.appendingPathComponent("passcode.json"), keyRing: try TestKeys.ring(for: home.url))
+        let passcode = PasscodeManager(store: store, iterations: 500)
+        try passcode.setPasscode("2468")
+        let before = try Data(contentsOf: store.url)
+        #expect(!passcode.verify("0000"))
+        try before.write(to: store.url)
+        #expect(try store.loadVerified()?.failedAttempts == 0, "the replayed copy opens: replay is out of the format's reach")
+    }
+
+    /// The previous version's record (plain JSON + HMAC keyed by passcode.key) is read once:
+    /// checked, sealed in place, its key file removed.
+    @Test func aPreviousVersionsRecordIsCheckedThenSealedOnce() throws {
+        let home = try TemporaryDirectory()
+        let store = FilePasscodeStore(url: home.url.appendingPathComponent("passcode.json"), keyRing: try TestKeys.ring(for: home.url))
+        let memory = InMemoryPasscodeStore()
+        try PasscodeManager(store: memory, iterations: 500).setPasscode("2468")
+        let record = try #require(memory.load())
+        try writeLegacy(record, store: store, key: Array(repeating: 7, count: 32))
+        #expect(try store.loadVerified() == record)
+        #expect(try Data(contentsOf: store.url).starts(with: Data("AKSF".utf8)), "sealed on that read")
+        #expect(!FileManager.default.fileExists(atPath: store.legacyKeyURL.path), "the old key is gone")
+        #expect(try store.loadVerified() == record)
+
+        try writeLegacy(record, store: store, key: Array(repeating: 7, count: 32))
+        try Data(repeating: 8, count: 32).write(to: store.legacyKeyURL)   // the code no longer matches
+        #expect(throws: PasscodeDamage.self) { try store.loadVerified() }
+        #expect(!(try Data(contentsOf: store.url).starts(with: Data("AKSF".utf8))), "a record that fails its code is not sealed")
+    }
+
+    /// Writes `record` as the previous version did: `{"version":1,"record":base64,"mac":hex}`.
+    private func writeLegacy(_ record: PasscodeRecord, store: FilePasscodeStore, key: [UInt8]) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        let bytes = try encoder.encode(record)
+        let mac = HMACSHA256.authenticationCode(for: Array("AppKernel passcode record v1\0".utf8) + Array(bytes), key: key)
+        let envelope: [String: Any] = ["version": 1, "record": bytes.base64EncodedString(), "mac": mac.map { String(format: "%02x", $0) }.joined()]
+        try JSONSerialization.data(withJSONObject: envelope).write(to: store.url)
+        try Data(key).write(to: store.legacyKeyURL)
+        try Data("1\n".utf8).write(to: store.markerURL)
     }
 }

@@ -40,8 +40,8 @@ struct PasscodeTwoInstancesTests {
     @Test func aWrongAnswerInASecondInstanceIsNeverLost() throws {
         let home = try TemporaryDirectory()
         let url = home.url.appendingPathComponent("passcode.json")
-        let firstStore = Interleaving(FilePasscodeStore(url: url))
-        var secondStore = FilePasscodeStore(url: url)
+        let firstStore = Interleaving(FilePasscodeStore(url: url, keyRing: try TestKeys.ring(for: home.url)))
+        var secondStore = FilePasscodeStore(url: url, keyRing: try TestKeys.ring(for: home.url))
         secondStore.lockTimeout = .milliseconds(20)
         let first = PasscodeManager(store: firstStore, iterations: 500)
         let second = PasscodeManager(store: secondStore, iterations: 500)
@@ -53,18 +53,19 @@ struct PasscodeTwoInstancesTests {
         firstStore.interleave = { answer(second) }
         answer(first)
         #expect(judgedWrong >= 1)
-        #expect(try FilePasscodeStore(url: url).loadVerified()?.failedAttempts == judgedWrong,
+        #expect(try FilePasscodeStore(url: url, keyRing: try TestKeys.ring(for: home.url)).loadVerified()?.failedAttempts == judgedWrong,
                 "every wrong answer judged was counted (\(judgedWrong) judged)")
     }
 
     @Test func concurrentCountsFromTwoStoresAddUp() async throws {
         let home = try TemporaryDirectory()
         let url = home.url.appendingPathComponent("passcode.json")
-        try PasscodeManager(store: FilePasscodeStore(url: url), iterations: 500).setPasscode("2468")
+        try PasscodeManager(store: FilePasscodeStore(url: url, keyRing: try TestKeys.ring(for: home.url)), iterations: 500).setPasscode("2468")
+        let rings = [try TestKeys.ring(for: home.url), try TestKeys.ring(for: home.url)]   // one a "process"
         await withTaskGroup(of: Void.self) { group in
-            for _ in 0..<2 {
+            for ring in rings {
                 group.addTask {
-                    let store = FilePasscodeStore(url: url)
+                    let store = FilePasscodeStore(url: url, keyRing: ring)
                     for _ in 0..<25 {
                         _ = try? store.update { record in
                             guard var record else { return nil }
@@ -75,6 +76,6 @@ struct PasscodeTwoInstancesTests {
                 }
             }
         }
-        #expect(try FilePasscodeStore(url: url).loadVerified()?.failedAttempts == 50)
+        #expect(try FilePasscodeStore(url: url, keyRing: try TestKeys.ring(for: home.url)).loadVerified()?.failedAttempts == 50)
     }
 }

@@ -25,6 +25,7 @@ struct SingleInstanceTests {
         let host = SimulatedHost()
         let manager = SDKManager(bootConfig: deferred)
         manager.dataDirectory = home.url
+        manager.keyRing = try! TestKeys.ring(for: home.url)
         manager.requiresSingleInstance = true
         host.attach(manager)
         return (host, manager)

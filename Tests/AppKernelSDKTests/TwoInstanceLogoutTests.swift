@@ -33,10 +33,11 @@ struct TwoInstanceLogoutTests {
     let deferred = BootConfig(remoteAccessConsumerKey: "3MVG9-test", oauthRedirectURI: "app://done", shouldAuthenticate: false)
 
     func launchInstance(on home: DataHome) async throws -> Instance {
-        let accounts = try UserAccountManager(store: FileCredentialStore(root: home.url.appendingPathComponent("accounts"), keyRing: KeyRing(dataHome: home.url, provider: .inMemory(SecretKey(bytes: [UInt8](repeating: 0x5A, count: 32))))), transport: AcceptingTransport())
+        let accounts = try UserAccountManager(store: FileCredentialStore(root: home.url.appendingPathComponent("accounts"), keyRing: TestKeys.ring(for: home.url)), transport: AcceptingTransport())
         let manager = SDKManager(bootConfig: deferred, accountManager: accounts)
         manager.dataDirectory = home.url
-        manager.storeManager = StoreManager(root: home.url)
+        manager.keyRing = try TestKeys.ring(for: home.url)
+        manager.storeManager = StoreManager(root: home.url, keyRing: manager.keyRing)
         let host = SimulatedHost()
         host.attach(manager)
         try host.launch(delegate: DefaultApplicationDelegate())
@@ -46,7 +47,7 @@ struct TwoInstanceLogoutTests {
 
     /// Ada logged in (by an earlier run); A opens her store and writes; B logs her out.
     func setUp(_ home: DataHome) async throws -> (a: Instance, b: Instance, store: SmartStore, database: URL) {
-        let seed = try UserAccountManager(store: FileCredentialStore(root: home.url.appendingPathComponent("accounts"), keyRing: KeyRing(dataHome: home.url, provider: .inMemory(SecretKey(bytes: [UInt8](repeating: 0x5A, count: 32))))), transport: AcceptingTransport())
+        let seed = try UserAccountManager(store: FileCredentialStore(root: home.url.appendingPathComponent("accounts"), keyRing: TestKeys.ring(for: home.url)), transport: AcceptingTransport())
         try seed.add(ada)
         let a = try await launchInstance(on: home), b = try await launchInstance(on: home)
         #expect(a.accounts.currentAccount?.identity == ada.identity && b.accounts.currentAccount?.identity == ada.identity)

@@ -13,9 +13,10 @@ struct UsageExampleTests {
         let userstore = Data(#"{"soups": [{"soupName": "accounts", "indexes": [{"path": "Id", "type": "string"}, {"path": "Name", "type": "string"}, {"path": "__local__", "type": "string"}]}, {"soupName": "contacts", "indexes": [{"path": "AccountId", "type": "string"}]}, {"soupName": "syncs_soup", "indexes": [{"path": "name", "type": "string"}]}]}"#.utf8)
         let page: [[String: JSONValue]] = [["Id": "001B", "Name": "Globex", "__local__": false]]
         let syncState: [String: JSONValue] = ["name": "accountsDown", "maxTimeStamp": 1_700_000_000_000]
+        let keys = try KeyRing(dataHome: dataDirectory, provider: .inMemory(try SecretKey.random()))   // an app: .keyFile(application:)
 
         // --- the README's example ---
-        let store = try SmartStore.shared(withName: "defaultStore", owner: .user(identity), in: dataDirectory)
+        let store = try SmartStore.shared(withName: "defaultStore", owner: .user(identity), in: dataDirectory, keyRing: keys)
         try store.registerSoups(StoreConfig.parseSoups(userstore))
         let saved = try store.upsert([["Id": "001A", "Name": "Acme", "__local__": false]], intoSoup: "accounts")
         let acme = try store.query(.exact(soupName: "accounts", path: "Name", matchKey: "Acme"))
@@ -28,7 +29,7 @@ struct UsageExampleTests {
             try tx.upsert([syncState], intoSoup: "syncs_soup", externalIdPath: "name")
         }
         let all = try await store.queryConcurrently(.all(soupName: "accounts", orderPath: "Name", pageSize: 10_000))
-        try SmartStore.removeAllStores(for: .user(identity), in: dataDirectory)   // at logout
+        try SmartStore.removeAllStores(for: .user(identity), in: dataDirectory, keyRing: keys)   // at logout
         // --- end ---
 
         #expect(saved.soupEntryIds == [1])
@@ -36,5 +37,6 @@ struct UsageExampleTests {
         #expect(perAccount == [["Acme", 0]])
         #expect(all.map { $0["Name"] } == ["Acme", "Globex"])
         #expect(store.isClosed)
+        #expect(store.isSealed, "sealed with the user's key from the key ring")
     }
 }

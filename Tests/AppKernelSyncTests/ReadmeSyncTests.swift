@@ -27,7 +27,8 @@ struct ReadmeSyncTests {
 
         let id = try #require(org.records(of: "Contact").first?["Id"]?.stringValue)
 
-        let store = try SmartStore(fileURL: dataDirectory.appendingPathComponent("store.sqlite"))
+        let key = try KeyRing(dataHome: dataDirectory, provider: .inMemory(try SecretKey.random())).dataKey(of: nil, creatingIfMissing: true)
+        let store = try SmartStore(fileURL: dataDirectory.appendingPathComponent("store.sqlite"), key: SmartStore.EncryptionKey(key))
         try store.registerSoups(StoreConfig.parseSoups(userstoreJSON))
         let syncs = try SyncManager(store: store, restClient: client)
         try syncs.createSyncs(SyncConfig.parseSyncs(usersyncsJSON, soupNames: ["contacts"]))

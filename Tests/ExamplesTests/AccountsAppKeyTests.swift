@@ -56,20 +56,9 @@ struct AccountsAppKeyTests {
         let tokens = try #require(try openedOrgState(home)["refreshTokens"] as? [String: String])
         #expect(!tokens.isEmpty)
         let secrets = Array(tokens.keys) + ["Acme Corporation (renamed offline)", "refreshTokens"]
-        var notYetSealed: [String: [String]] = [:]
         for (path, data) in try files(under: home.url.appendingPathComponent("AccountsApp")) {
             let leaks = secrets.filter { data.range(of: Data($0.utf8)) != nil }
-            if path.hasPrefix("embedded-org/") || path.hasPrefix("keys/") {
-                #expect(leaks.isEmpty, "in clear in \(path): \(leaks)")
-            } else if !leaks.isEmpty {
-                notYetSealed[path] = leaks
-            }
-        }
-        // The credentials, the passcode record and the stores are sealed by the other parts of
-        // issue 30 (AppKernelAuth, AppKernelSDK/Store); this known issue goes when they are wired
-        // into the app — and fails ("not recorded") to say so.
-        withKnownIssue("credentials, passcode and stores are sealed by the other parts of issue 30, wired at merge") {
-            #expect(notYetSealed.isEmpty, "in clear: \(notYetSealed)")
+            #expect(leaks.isEmpty, "in clear in \(path): \(leaks)")
         }
     }
 

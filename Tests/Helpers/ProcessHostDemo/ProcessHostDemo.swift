@@ -99,6 +99,8 @@ enum ProcessHostDemo {
                 let manager = SDKManager(configDirectory: URL(fileURLWithPath: directory))
                 if let dataHome = environment["DEMO_SINGLE_INSTANCE"] {
                     manager.dataDirectory = URL(fileURLWithPath: dataHome)
+                    // Nothing is sealed by this demo: a key of its own opens the (empty) key ring.
+                    manager.keyRing = try KeyRing(dataHome: URL(fileURLWithPath: dataHome), provider: .inMemory(try SecretKey.random()))
                     manager.requiresSingleInstance = true
                 }
                 manager.attach(to: host.application)   // its launch is a launch gate; SIGHUP reloads its boot config
