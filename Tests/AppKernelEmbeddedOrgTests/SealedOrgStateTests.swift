@@ -83,7 +83,7 @@ struct SealedOrgStateTests {
         #expect(tokens.count == 1, "the logged-in user's refresh token is persisted")
         let secrets = [canary, "Acme Corporation", "005ADA000000001", "refreshTokens"] + Array(tokens.keys)
         let files = try scratch.allFiles()
-        #expect(Set(files.keys) == ["embedded-org/org.sealed", "embedded-org/org.lock", "keys/global.key"])
+        #expect(Set(files.keys) == ["embedded-org/org.sealed", "embedded-org/org.lock", "keys/global.key", "keys/keys.lock"])
         for (path, data) in files {
             for secret in secrets { #expect(data.range(of: Data(secret.utf8)) == nil, "\(secret) in clear in \(path)") }
         }

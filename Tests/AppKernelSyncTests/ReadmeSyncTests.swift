@@ -27,7 +27,9 @@ struct ReadmeSyncTests {
 
         let id = try #require(org.records(of: "Contact").first?["Id"]?.stringValue)
 
-        let key = try KeyRing(dataHome: dataDirectory, provider: .inMemory(try SecretKey.random())).dataKey(of: nil, creatingIfMissing: true)
+        let keys = try KeyRing(dataHome: dataDirectory, provider: .inMemory(try SecretKey.random()))
+
+        let key = try keys.dataKey(of: nil, creatingIfMissing: true)      // keys: the app's KeyRing
         let store = try SmartStore(fileURL: dataDirectory.appendingPathComponent("store.sqlite"), key: SmartStore.EncryptionKey(key))
         try store.registerSoups(StoreConfig.parseSoups(userstoreJSON))
         let syncs = try SyncManager(store: store, restClient: client)
