@@ -32,8 +32,16 @@ enum OpenSSLSpeed {
         do { try process.run() } catch {
             return .failure(Missing(description: "openssl could not be run: \(error)"))
         }
+        // openssl stops its loop with SIGALRM: a child that cannot take it (seen once in a full
+        // run here: it spun 18 minutes) is stopped by this deadline instead of hanging the run.
+        let deadline = Date().addingTimeInterval(Double(seconds) + 10)
+        while process.isRunning && Date() < deadline { usleep(20_000) }
+        if process.isRunning {
+            process.terminate()
+            process.waitUntilExit()
+            return .failure(Missing(description: "openssl speed did not finish within \(seconds + 10) s (stopped): no reference figure"))
+        }
         let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
         let text = String(decoding: data, as: UTF8.self)
         guard let row = text.split(separator: "\n").last(where: { $0.uppercased().hasPrefix("AES-256-GCM") }),
               let figure = row.split(separator: " ").last, figure.hasSuffix("k"), let thousands = Double(figure.dropLast()) else {
