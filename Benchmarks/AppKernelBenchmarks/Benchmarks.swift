@@ -34,7 +34,10 @@
 //      (HostileBodyBenchmark.swift);
 //  10. failing closed: a wrong passcode answer with its failure count written and fsync'd before
 //      it is judged, beside one judged in memory; an SDK launch on disk with single-instance mode
-//      off and on, a FileLock update and a data-home check (FailClosedBenchmarks.swift).
+//      off and on, a FileLock update and a data-home check (FailClosedBenchmarks.swift);
+//  11. sealed at rest: a sealed SmartStore's upsert of 100k entries (--quick: 10k) and indexed
+//      queries beside a plain one's, Core's AES-256-GCM beside `openssl speed`, and a sealed
+//      credential file's open (SealedBenchmarks.swift).
 //
 // The targets at the end are reported, never enforced: the run exits 0 whatever the timings.
 import AppKernel
@@ -86,6 +89,11 @@ enum AppKernelBenchmarks {
         if CommandLine.arguments.contains("--fail-closed") {           // section 10 alone
             print("machine: \(Machine.description); load average at start: \(Machine.loadAverage)\n")
             for (name, met) in try await FailClosedBenchmark.report(rounds: rounds) { print("  \(met ? "met " : "MISS") \(name)") }
+            return
+        }
+        if CommandLine.arguments.contains("--sealed") {                // section 11 alone
+            print("machine: \(Machine.description); load average at start: \(Machine.loadAverage)\n")
+            for (name, met) in try await SealedBenchmark.report(quick: quick) { print("  \(met ? "met " : "MISS") \(name)") }
             return
         }
         print("AppKernel benchmarks (\(quick ? "quick" : "full") run, release build): \(rounds) interleaved rounds per comparison, "
@@ -230,6 +238,9 @@ enum AppKernelBenchmarks {
 
         // 10. Failing closed: a wrong passcode answer with its count persisted first; locks at launch.
         targets += try await FailClosedBenchmark.report(rounds: rounds)
+
+        // 11. Sealed at rest: sealed store beside plain, the AEAD beside openssl speed, a credential open.
+        targets += try await SealedBenchmark.report(quick: quick)
 
         print("Targets (reported, never enforced):")
         for (name, met) in targets { print("  \(met ? "met " : "MISS") \(name)") }

@@ -63,12 +63,13 @@ static char *suffixed(const char *path, const char *suffix) {
 int ak_sealed_recover(const char *path) {
     char *sealing = suffixed(path, ".sealing"), *old = suffixed(path, ".plain-old");
     char *sealingJournal = suffixed(path, ".sealing-sjournal"), *sealingWAL = suffixed(path, ".sealing-swal");
-    int rc = sealing && old && sealingJournal && sealingWAL ? 0 : -1;
+    int rc = sealing && old && sealingJournal && sealingWAL ? 0 : -1, cleared = 0;
     struct stat status, oldStatus;
     if (rc == 0 && lstat(sealing, &status) == 0) {
         // A copy the kill interrupted (the rename removes the name): the store is still the
         // plain file. Sealed again from the start.
         if (unlink(sealing) != 0 || (unlink(sealingJournal) != 0 && errno != ENOENT) || (unlink(sealingWAL) != 0 && errno != ENOENT)) rc = -1;
+        cleared = 1;
     }
     if (rc == 0 && lstat(old, &oldStatus) == 0) {
         if (lstat(path, &status) == 0 && status.st_dev == oldStatus.st_dev && status.st_ino == oldStatus.st_ino) {
@@ -76,8 +77,11 @@ int ak_sealed_recover(const char *path) {
         } else {
             rc = wipe(old);     // killed after the rename: the plain copy's bytes go now
         }
+        cleared = 1;
     }
-    if (rc == 0) rc = syncParent(path);
+    // The directory is synced only when a name went (every sealed open calls this: an fsync of
+    // the directory there would cost each open a disk flush for nothing).
+    if (rc == 0 && cleared) rc = syncParent(path);
     free(sealing); free(old); free(sealingJournal); free(sealingWAL);
     return rc;
 }

@@ -17,6 +17,13 @@
 //
 // With `STORE_CRASH_WRITER_KEY=<seed>` in its environment it writes a sealed store, its key the
 // one `SealedStoreTests.key(<seed>)` makes.
+//
+//   STORE_CRASH_WRITER_KEY=<seed> StoreCrashWriter --migrate <database file>
+//
+// (issue 30, MigrationKillTests) prints "ready", waits for a line on its standard input, then
+// opens the plain store at the file with the key — which seals it in place (the sealed VFS's
+// migration, `ak_sealed_migrate`) — and prints "migrated <microseconds the open took>"; then it
+// waits to be killed. The test kills it at a random moment after the line it sends.
 import AppKernelCore
 import AppKernelStore
 import Foundation
@@ -51,6 +58,24 @@ if arguments.count == 5, arguments[2] == "--runs", let runs = Int(arguments[3]) 
     print("runs \(runs - failures.count) errors \(failures.count) busy \(busy)")
     for failure in failures { print("error: \(failure)") }
     exit(failures.isEmpty ? 0 : 1)
+}
+if arguments.count == 3, arguments[1] == "--migrate" {
+    guard let key else {
+        FileHandle.standardError.write(Data("--migrate needs STORE_CRASH_WRITER_KEY=<seed>\n".utf8))
+        exit(2)
+    }
+    FileHandle.standardOutput.write(Data("ready\n".utf8))
+    _ = readLine()
+    let start = ContinuousClock.now
+    do {
+        let store = try SmartStore(fileURL: URL(fileURLWithPath: arguments[2]), key: key)
+        let took = (ContinuousClock.now - start).components
+        FileHandle.standardOutput.write(Data("migrated \(took.seconds * 1_000_000 + took.attoseconds / 1_000_000_000_000)\n".utf8))
+        withExtendedLifetime(store) { while true { sleep(3_600) } }
+    } catch {
+        FileHandle.standardError.write(Data("\(error)\n".utf8))
+        exit(1)
+    }
 }
 guard arguments.count == 2 || (arguments.count == 3 && arguments[2] == "--broken") else {
     FileHandle.standardError.write(Data("usage: StoreCrashWriter <database file> [--broken]\n".utf8))
