@@ -1,4 +1,8 @@
+import AppKernelCore
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// `openssl speed -evp aes-256-gcm`, run on this machine for the sealed section's reference
 /// figure: the command-line tool of the same libcrypto, its own tight loop over one context.
@@ -23,29 +27,40 @@ enum OpenSSLSpeed {
         guard let executable else {
             return .failure(Missing(description: "openssl is not installed (no openssl on PATH): no reference figure (apt-get install openssl)"))
         }
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = ["speed", "-seconds", "\(seconds)", "-bytes", "\(size)", "-evp", "aes-256-gcm"]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        do { try process.run() } catch {
+        // Spawned with no signal blocked: openssl ends its loop on SIGALRM, which a child of
+        // Foundation's Process started from this async context would inherit blocked (it then
+        // spins forever; CleanSpawn says why).
+        let child: CleanSpawn.Child
+        do { child = try CleanSpawn.start(executable, arguments: ["speed", "-seconds", "\(seconds)", "-bytes", "\(size)", "-evp", "aes-256-gcm"],
+                                          capturingOutput: true) } catch {
             return .failure(Missing(description: "openssl could not be run: \(error)"))
         }
-        // openssl stops its loop with SIGALRM: a child that cannot take it (seen once in a full
-        // run here: it spun 18 minutes) is stopped by this deadline instead of hanging the run.
-        let deadline = Date().addingTimeInterval(Double(seconds) + 10)
-        while process.isRunning && Date() < deadline { usleep(20_000) }
-        if process.isRunning {
-            process.terminate()
-            process.waitUntilExit()
-            return .failure(Missing(description: "openssl speed did not finish within \(seconds + 10) s (stopped): no reference figure"))
+        var data = Data()
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        let deadline = ContinuousClock.now + .seconds(seconds + 10)
+        var timedOut = false
+        while let output = child.output {
+            var ready = pollfd(fd: output, events: Int16(POLLIN), revents: 0)
+            // poll(2) reads and fills the local pollfd, for the call only.
+            if poll(&ready, 1, 100) > 0 {
+                // read(2) fills the local buffer, borrowed for the call.
+                let count = buffer.withUnsafeMutableBytes { read(output, $0.baseAddress, $0.count) }
+                if count <= 0 { break }
+                data.append(contentsOf: buffer[0..<count])
+            }
+            if ContinuousClock.now >= deadline { timedOut = true; break }
         }
-        let data = output.fileHandleForReading.readDataToEndOfFile()
+        if let output = child.output { close(output) }
+        if timedOut { kill(child.pid, SIGKILL) }
+        var status: Int32 = 0
+        waitpid(child.pid, &status, 0)
+        if timedOut {
+            return .failure(Missing(description: "openssl speed did not finish within \(seconds + 10) s (killed): no reference figure"))
+        }
         let text = String(decoding: data, as: UTF8.self)
         guard let row = text.split(separator: "\n").last(where: { $0.uppercased().hasPrefix("AES-256-GCM") }),
               let figure = row.split(separator: " ").last, figure.hasSuffix("k"), let thousands = Double(figure.dropLast()) else {
-            return .failure(Missing(description: "openssl speed printed no AES-256-GCM row (exit \(process.terminationStatus))"))
+            return .failure(Missing(description: "openssl speed printed no AES-256-GCM row (wait status \(status))"))
         }
         return .success(thousands * 1000)
     }

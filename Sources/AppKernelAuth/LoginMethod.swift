@@ -1,4 +1,5 @@
 public import Foundation
+import AppKernelCore
 
 /// How a login reaches the user — one choice among the three ways (and a testing mode):
 ///
@@ -190,13 +191,9 @@ public struct BrowserOpener: Sendable {
                 printToStandardError(prompt(for: url))
                 return nil
             }
-            let process = Process()
-            process.executableURL = xdgOpen
-            process.arguments = [page.file.path]
-            process.environment = environment
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-            do { try process.run() } catch {
+            // Not Foundation's Process: its child (and the browser xdg-open may start) would
+            // inherit this thread's blocked signals (CleanSpawn).
+            do { CleanSpawn.reapWhenDone(try CleanSpawn.start(xdgOpen, arguments: [page.file.path], environment: environment).pid) } catch {
                 page.remove()
                 printToStandardError(prompt(for: url))
                 return nil
