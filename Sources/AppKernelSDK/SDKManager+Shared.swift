@@ -68,18 +68,18 @@ extension SDKManager {
     }
 
     /// Makes this manager ``shared`` in the current `SharedScope` (or the process, outside any)
-    /// — a test that builds its own manager and reaches it through code that reads
-    /// `SDKManager.shared` (`KeyValueEncryptedStore.forCurrentUser(named:)`, a delegate). It
-    /// observes launches as ``initializeSDK()``'s instance does (an application it already serves
-    /// keeps it). Doing it again for the same manager does nothing.
-    /// - Throws: ``SDKManagerError`` when ``shared`` already exists there as another manager.
-    public func makeShared() throws(SDKManagerError) {
+    /// — a test that builds and attaches its own manager and reaches it through code that reads
+    /// `SDKManager.shared` (`KeyValueEncryptedStore.forCurrentUser(named:)`, a delegate). Unlike
+    /// ``initializeSDK()``'s instance it does not adopt applications that launch: it serves the
+    /// one it is attached to. A previous shared manager there is replaced — as a relaunched
+    /// process replaces the one that ended: it stops observing launches but is not stopped (it
+    /// may still serve its application).
+    public func makeShared() {
         let registration = Self.registration
-        if let instance = registration.instance {
-            guard instance !== self else { return }
-            throw SDKManagerError(registered: String(describing: type(of: instance)), requested: String(describing: type(of: self)))
-        }
-        Self.install(self, in: registration)
+        guard registration.instance !== self else { return }
+        registration.launches?.cancel()
+        registration.launches = nil
+        registration.instance = self
     }
 
     @discardableResult
