@@ -22,8 +22,6 @@ final class AppDelegate: ApplicationDelegate {
     func application(_ application: Application, didFinishLaunchingWithOptions options: LaunchOptions) -> Bool {
         SDKManager.shared.configDirectory = AppResources.configDirectory   // bootconfig.json, userstore.json, usersyncs.json
         SDKManager.shared.accountManager = AppResources.accounts
-        SDKManager.shared.dataDirectory = AppResources.dataDirectory       // nil: soups and syncs as specs only
-        SDKManager.shared.keyRing = AppResources.keyRing
         SDKManager.shared.rootControllerFactory = { user in AccountsListController(user: user) }
         return true
     }
@@ -79,8 +77,6 @@ enum AppResources {
     final class Values {
         var configDirectory: URL?
         var accounts: FakeAccountManager?
-        var dataDirectory: URL?
-        var keyRing: KeyRing?
     }
     private static let process = Values()
     private static let key = SharedScope.Key<Values>("AppResources")
@@ -93,14 +89,6 @@ enum AppResources {
     static var accounts: FakeAccountManager? {
         get { values.accounts }
         set { values.accounts = newValue }
-    }
-    static var dataDirectory: URL? {
-        get { values.dataDirectory }
-        set { values.dataDirectory = newValue }
-    }
-    static var keyRing: KeyRing? {
-        get { values.keyRing }
-        set { values.keyRing = newValue }
     }
 }
 
