@@ -79,25 +79,43 @@ public final class RestClient: Sendable {
 
     // MARK: The shared client
 
-    @MainActor private static var sharedSetup: (accounts: UserAccountManager, transport: any HTTPTransport)?
-    @MainActor private static var sharedClient: (identity: UserAccountIdentity, client: RestClient)?
+    /// What ``shared`` serves: the account manager and transport, and the client it made last.
+    @MainActor
+    final class SharedState {
+        var setup: (accounts: UserAccountManager, transport: any HTTPTransport)?
+        var client: (identity: UserAccountIdentity, client: RestClient)?
+    }
 
-    /// Makes ``shared`` serve the current user of `accounts`.
+    /// The process's shared-client state (outside any `SharedScope`).
+    @MainActor private static let processSharedState = SharedState()
+    /// A scope's shared-client state.
+    private static let sharedStateKey = SharedScope.Key<SharedState>("RestClient.shared")
+
+    /// The current `SharedScope`'s state (emptied when the scope finishes), or the process's.
+    @MainActor private static var sharedState: SharedState {
+        SharedScope.resolve(sharedStateKey, make: { SharedState() }, process: { processSharedState })
+    }
+
+    /// Makes ``shared`` serve the current user of `accounts` — in the current `SharedScope` (a
+    /// test's) only, inside one; for the process outside any.
     @MainActor
     public static func configureShared(accounts: UserAccountManager, transport: any HTTPTransport) {
-        sharedSetup = (accounts, transport)
-        sharedClient = nil
+        let state = sharedState
+        state.setup = (accounts, transport)
+        state.client = nil
     }
 
     /// The client of the current user of the configured account manager — the SDK's
     /// `RestClient.shared`. A new user gets a new client; `nil` when nobody is logged in or
-    /// ``configureShared(accounts:transport:)`` was not called.
+    /// ``configureShared(accounts:transport:)`` was not called (in the current `SharedScope`,
+    /// inside one: each scope has its own).
     @MainActor
     public static var shared: RestClient? {
-        guard let setup = sharedSetup, let identity = setup.accounts.currentIdentity else { return nil }
-        if let cached = sharedClient, cached.identity == identity { return cached.client }
+        let state = sharedState
+        guard let setup = state.setup, let identity = setup.accounts.currentIdentity else { return nil }
+        if let cached = state.client, cached.identity == identity { return cached.client }
         guard let client = forCurrentUser(of: setup.accounts, transport: setup.transport) else { return nil }
-        sharedClient = (identity, client)
+        state.client = (identity, client)
         return client
     }
 

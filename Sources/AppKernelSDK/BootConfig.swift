@@ -131,6 +131,13 @@ public struct BootConfig: Sendable, Hashable {
     /// app that does not authenticate).
     public func validate(file: String = "bootconfig.json") throws(ConfigError) {
         func fail(_ key: String, _ reason: String) -> ConfigError { ConfigError(code: .invalidValue, file: file, keyPath: key, reason: reason) }
+        let placeholders = placeholderKeys
+        if let first = placeholders.first {
+            let others = placeholders.dropFirst()
+            throw fail(first.key, "is the template's placeholder '\(first.value)'"
+                       + (others.isEmpty ? "" : " (and so is \(others.map(\.key).joined(separator: ", ")))")
+                       + ": copy your connected app's consumer key and callback URL into \(file) (Setup → App Manager → your connected app)")
+        }
         guard !remoteAccessConsumerKey.trimmingCharacters(in: .whitespaces).isEmpty else {
             throw fail("remoteAccessConsumerKey", "is empty; copy the consumer key of your connected app")
         }
@@ -162,6 +169,23 @@ public struct BootConfig: Sendable, Hashable {
         if !hybrid.isLocal, !shouldAuthenticate, unauthenticated.isEmpty {
             throw fail("unauthenticatedStartPage", "is required: a remote app (isLocal false) that does not authenticate starts at this absolute URL (the Mobile SDK's error 1069)")
         }
+    }
+
+    /// The template's unfilled `bootconfig.json` (forceios / the Mobile SDK templates): the
+    /// consumer key `__INSERT_CONSUMER_KEY_HERE__` and the redirect URI
+    /// `__INSERT_REDIRECT_URI_HERE__`, as a new app has them before its connected app's values are
+    /// copied in. It does not validate: a launch with it fails in its config phase with a
+    /// `ConfigError` naming both keys.
+    public static let placeholder = BootConfig(remoteAccessConsumerKey: "__INSERT_CONSUMER_KEY_HERE__",
+                                               oauthRedirectURI: "__INSERT_REDIRECT_URI_HERE__",
+                                               oauthScopes: ["web", "api"])
+
+    /// The keys whose value is still a template's placeholder (`__INSERT_…_HERE__`), in file order.
+    public var placeholderKeys: [(key: String, value: String)] {
+        func isPlaceholder(_ value: String) -> Bool { value.hasPrefix("__INSERT_") && value.hasSuffix("_HERE__") }
+        let values = [("remoteAccessConsumerKey", remoteAccessConsumerKey), ("oauthRedirectURI", oauthRedirectURI), ("loginHost", loginHost)]
+            + oauthScopes.enumerated().map { ("oauthScopes[\($0.offset)]", $0.element) }
+        return values.filter { isPlaceholder($0.1) }.map { (key: $0.0, value: $0.1) }
     }
 
     /// Settings that load but have no effect, as the Mobile SDK warns about them: an

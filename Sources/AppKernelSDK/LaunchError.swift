@@ -13,6 +13,9 @@ public struct LaunchError: Error, CustomStringConvertible {
         case timedOut(Duration)
         /// A launch was already running; this one was refused (the running one goes on).
         case alreadyRunning
+        /// Nothing to wait for: no launch has started (`SDKManager.launchFinished()` on a manager
+        /// that is not attached to a launched application and was not asked to launch).
+        case notStarted
     }
 
     /// The phase that failed (`nil` when a second launch was refused).
@@ -47,7 +50,7 @@ public struct LaunchError: Error, CustomStringConvertible {
         switch cause {
         case .threw(let error): error
         case .hookFailed(let error): error.underlyingError
-        case .timedOut, .alreadyRunning: nil
+        case .timedOut, .alreadyRunning, .notStarted: nil
         }
     }
 
@@ -61,6 +64,7 @@ public struct LaunchError: Error, CustomStringConvertible {
             return "\(place) failed in its \(error.stage.rawValue) hook '\(error.hook)': \(error.underlyingError.map { "\($0)" } ?? "\(error)")"
         case .timedOut(let deadline): return "\(place) did not finish within \(deadline)"
         case .alreadyRunning: return "a launch is already running"
+        case .notStarted: return "no launch has started"
         }
     }
 
@@ -71,6 +75,8 @@ public struct LaunchError: Error, CustomStringConvertible {
         case .hookFailed: return "\(summary). Fix or cancel the hook and call launch() again."
         case .timedOut: return "\(summary). Make it finish sooner or raise SDKManager.phaseDeadline."
         case .alreadyRunning: return "\(summary); wait for it (launchState) instead of starting another."
+        case .notStarted:
+            return "\(summary): the manager is not attached to an application that finished launching. Call initializeSDK() (or attach(to:)) before the app launches, or call launch()."
         }
     }
 }

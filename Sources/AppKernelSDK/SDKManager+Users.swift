@@ -45,6 +45,8 @@ extension SDKManager {
     /// The template calls `setupRootViewController()` in this completion: when the call waited
     /// for the launch or logged in, the root was just built for this user, and a
     /// ``setupRootController()`` made by the completion does nothing — the root is built once.
+    /// After a failed launch (the one it waited for, or the last one) it logs nobody in, builds
+    /// nothing and answers with that launch's ``LaunchError``, until a launch succeeds.
     public func loginIfRequired(completion: @escaping @MainActor (Result<UserAccount, any Error>) -> Void) {
         Task { @MainActor in
             do {
@@ -73,6 +75,8 @@ extension SDKManager {
             await withCheckedContinuation { launchWaiters.append($0) }
             rootBuilt = launchState == .finished
         }
+        // A failed launch is the answer: no login, no root, until a launch succeeds.
+        if case .failure(let error) = lastOutcome { throw error }
         if let current = accountManager?.currentAccount { return (current, rootBuilt) }
         if let inFlight = loginTask { return (try await inFlight.value, true) }
         let task = Task { @MainActor () throws -> UserAccount in

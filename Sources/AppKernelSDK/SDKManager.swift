@@ -60,6 +60,11 @@ open class SDKManager {
     /// `SocketTransport` unless set, which bounds every answer in memory and time. Made when
     /// first needed.
     public lazy var transport: any HTTPTransport = SocketTransport()
+    /// Makes the REST client of a logged-in user (``restClientForCurrentUser()``, and so every
+    /// sync): the injection point for an account manager that is not a `UserAccountManager` — a
+    /// test's `FakeAccountManager` hands a client against its embedded org here, with nothing to
+    /// override. `nil` (the default): only a `UserAccountManager`'s users get a client.
+    public var restClientProvider: (@MainActor (UserAccount) -> RestClient?)?
     /// The accounts.
     public var accountManager: (any AccountManaging)? {
         didSet { observeAccounts() }
@@ -129,6 +134,9 @@ open class SDKManager {
     public private(set) var lastResult: LaunchResult?
     /// The last failed launch's error.
     public private(set) var lastError: LaunchError?
+    /// How the last launch ended (`nil` before one ended): what ``launchFinished()`` answers,
+    /// and — a failure — what keeps the root from being built until a launch succeeds.
+    var lastOutcome: Result<LaunchResult, LaunchError>?
     /// The automatic launch started when the application finished launching, if any.
     public internal(set) var automaticLaunch: Task<Void, Never>?
     /// The auth and root-controller phases running again after the last user logged out, if any.
@@ -255,12 +263,14 @@ open class SDKManager {
         } catch {
             stores.restore(storesBefore)
             lastError = error
+            lastOutcome = .failure(error)
             launchErrorHandler?(error)   // the caller hears it too: `launch()` throws
             throw error
         }
         let result = LaunchResult(flags: flags, currentUser: accountManager?.currentAccount, timeline: launchEngine.timeline,
                                   removedLeftovers: removedLeftovers)
         lastResult = result
+        lastOutcome = .success(result)
         return result
     }
 
@@ -290,7 +300,9 @@ open class SDKManager {
     /// A phase's default work; each phase calls its own `open` method.
     open func performDefault(_ phase: LaunchPhase) async throws {
         switch phase {
-        case .config: try loadConfig()
+        case .config:
+            try loadConfig()
+            warnAboutIgnoredSettings()
         case .sdkInit:
             removeShreddedLeftovers()
             try await initializeSDKParts()
@@ -354,7 +366,11 @@ open class SDKManager {
     /// manager does when no block did; in the completion of a ``loginIfRequired(completion:)``
     /// that waited for the launch or logged in (both built the root), it does nothing. An override
     /// must call `super` for this to hold.
+    /// After a failed launch it builds nothing and throws that launch's ``LaunchError`` (the
+    /// template's `loginIfRequired { _ in setupRootViewController() }` calls it whatever the
+    /// outcome), until a launch succeeds.
     open func setupRootController() throws {
+        if !launchState.isRunning, case .failure(let error) = lastOutcome { throw error }
         // Once per user change, whoever asks (the template's user-change block asks too).
         if let pending = rootRebuildPending {
             guard pending else { return }
@@ -369,62 +385,16 @@ open class SDKManager {
         }
     }
 
-    /// Registers the soups of `userstore.json` (in ``configDirectory``) for the current user (or
-    /// globally, before anyone logs in) — in ``stores`` and, with a ``dataDirectory``, in the
-    /// owner's SmartStore (soups that exist with the same indexes are left as they are, as the
-    /// Mobile SDK's `setupUserStoreFromDefaultConfig` does). No file: nothing to do.
-    /// - Throws: `ConfigError` for the file, `StoreError` from the store; nothing is registered then.
-    public func setupUserStoreFromDefaultConfig() throws {
-        guard let data = try defaultConfigFile(StoreConfig.soupsFileName) else { return }
-        let soups = try StoreConfig.parseSoups(data)
-        try userStore()?.registerSoups(soups)
-        try stores.register(soups: soups, for: currentStoreOwner)
-    }
-
-    /// Registers the syncs of `usersyncs.json` for the current user (each sync's soup must exist)
-    /// — in ``stores`` and, with a ``dataDirectory`` and a REST client, as MobileSync syncs in the
-    /// user's store (a sync that exists by name is kept, with its state).
-    /// - Throws: `ConfigError` for the file, `SyncError` from MobileSync; nothing is registered then.
-    public func setupUserSyncsFromDefaultConfig() throws {
-        guard let data = try defaultConfigFile(SyncConfig.syncsFileName) else { return }
-        let owner = currentStoreOwner
-        let syncs = try SyncConfig.parseSyncs(data, soupNames: Set(stores.soups(for: owner).map(\.name)))
-        if let syncManager = try syncManager() {
-            _ = try syncManager.createSyncs(syncs.filter { !syncManager.hasSync(forName: $0.name) })
-        }
-        try stores.register(syncs: syncs, for: owner)
-    }
-
-    /// The current owner's default SmartStore in ``dataDirectory`` (opened once, then shared, by
-    /// ``storeManager``); `nil` without a data directory. A store another instance of the app
-    /// marked for wiping (its user logged out there) is not handed out: the users are reloaded
-    /// first (``reloadUsersChangedElsewhere()``), and the store of whoever is current after is.
-    /// - Throws: `StoreError` when the store cannot be opened; `CredentialStoreError` when the
-    ///   users cannot be reloaded.
-    public func userStore() throws -> SmartStore? {
-        guard let storeManager else { return nil }
-        try requireKeyRing(for: storeManager)
-        if storeManager.isWipePending(named: SmartStore.defaultStoreName, for: currentStoreOwner) { try reloadUsersChangedElsewhere() }
-        return try storeManager.store(named: SmartStore.defaultStoreName, for: currentStoreOwner)
-    }
-
-    /// MobileSync over the current owner's store, with the current user's REST client — made
-    /// once per owner and kept until that user logs out; `nil` without a data directory or a
-    /// logged-in user.
-    /// - Throws: `StoreError` / `SyncError` when the store cannot be opened or read.
-    public func syncManager() throws -> SyncManager? {
-        let owner = currentStoreOwner
-        if let owned = ownedSyncManager, owned.owner == owner { return owned.manager }
-        guard let store = try userStore(), let client = restClientForCurrentUser() else { return nil }
-        let manager = try SyncManager(store: store, restClient: client)
-        ownedSyncManager = (owner, manager)
-        return manager
-    }
-
-    /// A REST client for the current user, refreshing its token through the account manager (a
-    /// `UserAccountManager`) over ``transport``; `nil` when nobody is logged in. Override to build
-    /// it another way.
+    /// A REST client for the current user — what ``syncManager()`` and the app's requests use:
+    /// ``restClientProvider``'s when one is set, else one refreshing its token through the
+    /// account manager (a `UserAccountManager`) over ``transport``; `nil` when nobody is logged in
+    /// (or the account manager is another kind and no provider is set). Override to build it
+    /// another way.
     open func restClientForCurrentUser() -> RestClient? {
+        if let restClientProvider {
+            guard let account = accountManager?.currentAccount else { return nil }
+            return restClientProvider(account)
+        }
         guard let accounts = accountManager as? UserAccountManager else { return nil }
         return RestClient.forCurrentUser(of: accounts, transport: transport)
     }
@@ -432,7 +402,7 @@ open class SDKManager {
     /// Whose stores the current ones are.
     public var currentStoreOwner: StoreOwner { accountManager?.currentAccount.map { .user($0.identity) } ?? .global }
 
-    private func defaultConfigFile(_ name: String) throws(ConfigError) -> Data? {
+    func defaultConfigFile(_ name: String) throws(ConfigError) -> Data? {
         guard let url = configDirectory?.appendingPathComponent(name), FileManager.default.fileExists(atPath: url.path) else { return nil }
         do { return try Data(contentsOf: url) } catch {
             throw ConfigError(code: .unreadableFile, file: name, keyPath: "", reason: "cannot be read: \(error.localizedDescription)")

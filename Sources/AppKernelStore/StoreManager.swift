@@ -70,21 +70,44 @@ public final class StoreManager: Sendable {
         self.keyRing = keyRing
     }
 
-    private static let managers = Locked<[String: StoreManager]>([:])
+    /// The process's managers (outside any `SharedScope`), by root and master key.
+    private static let processManagers = Locked<[String: StoreManager]>([:])
+    /// A scope's managers.
+    private static let managersKey = SharedScope.Key<Locked<[String: StoreManager]>>("StoreManager.shared")
 
     /// The process's manager for `root`: one a directory (and master key), so that every caller
     /// shares its stores. With `keyRing` the stores are sealed with its keys; a caller with
     /// another master key (or none) gets a manager of its own, never one that opens the stores
     /// with a key it was not given.
+    ///
+    /// Inside a `SharedScope` (a test's), the scope's own manager for `root`: tests in parallel
+    /// share nothing, and the stores it opened are closed when the scope finishes.
     public static func shared(root: URL, keyRing: KeyRing? = nil) -> StoreManager {
         let root = root.standardizedFileURL
         let name = root.path + "\0" + (keyRing.map { $0.directory.standardizedFileURL.path + "\0" + $0.provider.description } ?? "plain")
+        let managers = SharedScope.resolve(managersKey, make: {
+            let managers = Locked<[String: StoreManager]>([:])
+            SharedScope.current?.onFinish {
+                for manager in managers.withLock({ Array($0.values) }) { manager.closeAll() }
+            }
+            return managers
+        }, process: { processManagers })
         return managers.withLock { managers in
             if let manager = managers[name] { return manager }
             let manager = StoreManager(root: root, keyRing: keyRing)
             managers[name] = manager
             return manager
         }
+    }
+
+    /// Closes every store this manager has open (a scope that finished); the next
+    /// ``store(named:for:)`` opens them again.
+    public func closeAll() {
+        let stores = open.withLock { open in
+            defer { open = [:] }
+            return Array(open.values)
+        }
+        for store in stores { store.close() }
     }
 
     /// The directory holding the owner's stores (`<root>/stores`, `<root>/<org>/<user>/stores`).

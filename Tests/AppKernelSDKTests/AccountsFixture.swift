@@ -3,7 +3,8 @@ import Testing
 import AppKernel
 import AppKernelAuth
 import AppKernelEmbeddedOrg
-@_spi(Testing) import AppKernelSDK
+import AppKernelCore
+import AppKernelSDK
 import AppKernelStore
 import AppKernelSync
 import AppKernelTesting
@@ -89,7 +90,7 @@ final class AccountsFixture {
         manager.keyRing = keyRing
         manager.transport = transport
         manager.loginMethod = loginMethod
-        if let scope = SharedManagerScope.current { scope.manager = manager }   // SDKManager.shared, for this test only
+        if SharedScope.current != nil { manager.makeShared() }   // SDKManager.shared, for this test's scope only
         return AccountsFixture(host: host, clock: clock, manager: manager, configDirectory: configDirectory, dataHome: dataHome)
     }
 
@@ -107,7 +108,7 @@ final class AccountsFixture {
     }
 
     /// Launches the app on `dataHome` sealed with `keyProvider`'s master key: logs in if nobody
-    /// is remembered. Inside a ``ScopedSharedManager`` test, its manager is `SDKManager.shared`.
+    /// is remembered. Inside a ``ScopedSharedManager`` test (a `SharedScope`), its manager is `SDKManager.shared`.
     static func launch(dataHome: URL, keyProvider: KeyProvider) async throws -> AccountsFixture {
         let org = EmbeddedOrg.sample()
         let fixture = try make(dataHome: dataHome, transport: org, boot: bootConfig(for: org), loginMethod: .autoApprove(), keyProvider: keyProvider)
@@ -269,11 +270,14 @@ final class PromptedPasscodes: PasscodeProvider {
     }
 }
 
-/// Makes `SDKManager.shared` the manager the test's fixture launches, for that test's tasks only
-/// (a task-local scope): tests that go through `shared` still run in parallel.
+/// Gives the test a `SharedScope` of its own, finished at its end: `SDKManager.shared` is the
+/// manager the test's fixture launches, for that test's tasks only, so tests that go through
+/// `shared` still run in parallel.
 struct ScopedSharedManager: TestTrait, TestScoping {
     func provideScope(for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void) async throws {
-        try await SharedManagerScope.$current.withValue(SharedManagerScope()) { try await function() }
+        let scope = SharedScope(name: test.name)
+        defer { scope.finish() }
+        try await scope.withValue { try await function() }
     }
 }
 

@@ -1,7 +1,8 @@
 // The porting guide's code (Sources/AppKernelSDK/AppKernelSDK.docc/PortingTheForceiosTemplate.md),
 // as written, and a test that runs it.
 import AppKernel
-@_spi(Testing) import AppKernelSDK
+import AppKernelCore
+import AppKernelSDK
 import Foundation
 import Testing
 import AppKernelAuth
@@ -69,10 +70,26 @@ final class SceneDelegate: AppKernel.SceneDelegate {
 }
 
 /// Stand-ins for what the guide's code assumes: the app's files and accounts, and its root view.
+/// Each test's own (a `SharedScope` slot, like `SDKManager.shared`), so the ported template's
+/// tests run in parallel.
 @MainActor
 enum AppResources {
-    static var configDirectory: URL?
-    static var accounts: FakeAccountManager?
+    final class Values {
+        var configDirectory: URL?
+        var accounts: FakeAccountManager?
+    }
+    private static let process = Values()
+    private static let key = SharedScope.Key<Values>("AppResources")
+    private static var values: Values { SharedScope.resolve(key, make: { Values() }, process: { process }) }
+
+    static var configDirectory: URL? {
+        get { values.configDirectory }
+        set { values.configDirectory = newValue }
+    }
+    static var accounts: FakeAccountManager? {
+        get { values.accounts }
+        set { values.accounts = newValue }
+    }
 }
 
 @MainActor
@@ -82,9 +99,7 @@ final class AccountsListController: RootController {
 }
 
 extension SharedManagerTests {
-    @Test func theForceiosTemplatePortedLineByLineBuildsTheRootOncePerLaunchForegroundAndUserChange() async throws {
-        SDKManager.resetSharedManagerForTesting()
-        defer { SDKManager.resetSharedManagerForTesting() }
+    @Test func theForceiosTemplatePortedLineByLineBuildsTheRootOncePerLaunchForegroundAndUserChange() async throws { try await inOwnScope {
         let directory = try configDirectory(["bootconfig.json": #"{"remoteAccessConsumerKey": "3MVG9-test", "oauthRedirectURI": "testapp://callback"}"#,
                                              "userstore.json": userstoreJSON, "usersyncs.json": usersyncsJSON])
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -131,5 +146,5 @@ extension SharedManagerTests {
         #expect(builds == ["005A", "005A", "005B", "005A"])
         #expect((window.rootController as? AccountsListController)?.user == "005A")
         try host.terminate()
-    }
+    } }
 }

@@ -3,7 +3,7 @@ import Testing
 import AppKernel
 import AppKernelAuth
 import AppKernelCore
-@_spi(Testing) import AppKernelSDK
+import AppKernelSDK
 import AppKernelSDKTesting
 import AppKernelTesting
 
@@ -385,16 +385,15 @@ struct PasscodeLockTests {
     }
 }
 
+/// `SDKManager.shared` and `initializeSDK()`: each test in a `SharedScope` of its own (issue 31),
+/// so they run in parallel with every other test, with no reset.
 @MainActor
-@Suite(.serialized)
 struct SharedManagerTests {
     class SmartStoreSDKManager: SDKManager {}
     final class MobileSyncSDKManager: SmartStoreSDKManager {}
     final class OtherManager: SDKManager {}
 
-    @Test func initializeSDKMakesSharedAnInstanceOfTheCallingSubclass() throws {
-        SDKManager.resetSharedManagerForTesting()
-        defer { SDKManager.resetSharedManagerForTesting() }
+    @Test func initializeSDKMakesSharedAnInstanceOfTheCallingSubclass() throws { try inOwnScope {
         try MobileSyncSDKManager.initializeSDK()
         try MobileSyncSDKManager.initializeSDK()
         let shared = SDKManager.shared
@@ -404,16 +403,15 @@ struct SharedManagerTests {
         let error = #expect(throws: SDKManagerError.self) { try SmartStoreSDKManager.initializeSDK() }
         #expect(error?.description.hasPrefix("SDKManager.shared is already an instance of MobileSyncSDKManager; SmartStoreSDKManager.initializeSDK() came too late.") == true)
         #expect(throws: SDKManagerError.self) { try OtherManager.initializeSDK() }
-    }
+    } }
 
     @Test func initializeSDKMakesTheInstanceAtOnceAndWithoutItSharedIsAnSDKManager() throws {
-        SDKManager.resetSharedManagerForTesting()
-        defer { SDKManager.resetSharedManagerForTesting() }
-        #expect(type(of: SDKManager.shared) == SDKManager.self)
-        SDKManager.resetSharedManagerForTesting()
-        try SmartStoreSDKManager.initializeSDK()
-        #expect(throws: SDKManagerError.self, "the instance exists from the first call on") { try OtherManager.initializeSDK() }
-        #expect(type(of: SDKManager.shared) == SmartStoreSDKManager.self)
+        inOwnScope { #expect(type(of: SDKManager.shared) == SDKManager.self) }
+        try inOwnScope {
+            try SmartStoreSDKManager.initializeSDK()
+            #expect(throws: SDKManagerError.self, "the instance exists from the first call on") { try OtherManager.initializeSDK() }
+            #expect(type(of: SDKManager.shared) == SmartStoreSDKManager.self)
+        }
     }
 
     /// The forceios template's shape: the app delegate's `init` calls `initializeSDK()`, and
@@ -426,9 +424,7 @@ struct SharedManagerTests {
         }
     }
 
-    @Test func theTemplatesAppDelegatePatternLaunchesTheSDKWithNoWiring() async throws {
-        SDKManager.resetSharedManagerForTesting()
-        defer { SDKManager.resetSharedManagerForTesting() }
+    @Test func theTemplatesAppDelegatePatternLaunchesTheSDKWithNoWiring() async throws { try await inOwnScope {
         let host = SimulatedHost()
         // initializeSDK() and the launch run without a suspension between them: no other test's
         // application can start launching in between and be adopted instead.
@@ -450,5 +446,5 @@ struct SharedManagerTests {
         #expect(manager.launchState == .finished)
         try host.terminate()
         _ = other
-    }
+    } }
 }

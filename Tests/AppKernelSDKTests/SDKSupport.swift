@@ -1,5 +1,6 @@
 import Foundation
 import AppKernel
+import AppKernelCore
 import AppKernelSDK
 
 struct SDKTestError: Error, CustomStringConvertible {
@@ -44,4 +45,21 @@ let usersyncsJSON = #"{"syncs": [{"syncName": "syncDownAccounts", "syncType": "s
 @MainActor final class AccountsController: RootController {
     let user: String?
     init(user: String?) { self.user = user }
+}
+
+/// Runs `body` in a `SharedScope` of its own, finished after: `SDKManager.shared`, the launch
+/// observers, `RestClient.shared` and the shared store managers are this test's (issue 31).
+@MainActor
+func inOwnScope<Result>(_ name: String = #function, _ body: () async throws -> Result) async rethrows -> Result {
+    let scope = SharedScope(name: name)
+    defer { scope.finish() }
+    return try await scope.withValue(body)
+}
+
+/// ``inOwnScope(_:_:)``, synchronously.
+@MainActor
+func inOwnScope<Result>(_ name: String = #function, _ body: () throws -> Result) rethrows -> Result {
+    let scope = SharedScope(name: name)
+    defer { scope.finish() }
+    return try scope.withValue(body)
 }

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import AppKernel
 import AppKernelAuth
-@_spi(Testing) import AppKernelSDK
+import AppKernelSDK
 import AppKernelStore
 import AppKernelTesting
 

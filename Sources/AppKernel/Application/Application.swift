@@ -11,7 +11,8 @@ import Foundation
 /// list of launch observers (package-internal, the counterpart of UIKit's process-wide
 /// `didFinishLaunchingNotification`): every application tells it when it starts launching, so that
 /// a shared SDK manager finds the app it serves. It holds no application; with no observer
-/// registered (no shared SDK manager), telling it does nothing.
+/// registered (no shared SDK manager), telling it does nothing. Inside a `SharedScope` (a
+/// test's), the list is the scope's own, so tests launching apps in parallel never see each other's.
 ///
 /// ```swift
 /// let host = SimulatedHost()                                  // AppKernelTesting
@@ -46,10 +47,20 @@ public final class Application {
     /// process-wide `didFinishLaunchingNotification` on the default notification center, told
     /// earlier): how a shared SDK manager finds the app it serves without being handed it. The
     /// kernel's one process-wide state: static, main-actor isolated, and holding only observers.
-    static let launchObservers = ObserverList<Application>()
+    /// Inside a `SharedScope` (a test's) the list is the scope's own: an application launched
+    /// there is seen only by the observers registered there, and one launched outside any scope
+    /// only by the process's.
+    static var launchObservers: ObserverList<Application> {
+        SharedScope.resolve(launchObserversKey, make: { ObserverList() }, process: { processLaunchObservers })
+    }
+    /// The process's launch observers (outside any scope).
+    private static let processLaunchObservers = ObserverList<Application>()
+    /// A scope's launch observers.
+    private static let launchObserversKey = SharedScope.Key<ObserverList<Application>>("Application.launchObservers")
 
-    /// Calls `observer` with every application of the process as it starts launching — before
-    /// `willFinishLaunching`, so the observer can attach to its events.
+    /// Calls `observer` with every application that starts launching in the current
+    /// `SharedScope` (outside any scope: every application of the process launched outside one)
+    /// — before `willFinishLaunching`, so the observer can attach to its events.
     package static func observeLaunches(_ observer: @escaping @MainActor (Application) -> Void) -> ListenerToken {
         launchObservers.add(observer)
     }

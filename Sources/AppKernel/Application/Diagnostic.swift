@@ -31,6 +31,9 @@ public struct Diagnostic: Sendable, Hashable, CustomStringConvertible {
         /// an event it acts on (an SDK manager attached after `didFinishLaunching`: its launch
         /// does not start by itself).
         case attachedLate
+        /// A setting or file the app provides has no effect, so what it asks for silently does
+        /// not happen (an SDK app's `userstore.json` without a data directory: no SmartStore).
+        case settingIgnored
         /// A failure nothing in the app handled was reported to the host
         /// (``Application/reportUnhandledError(_:subject:message:advice:exitStatus:)``).
         case unhandledError
