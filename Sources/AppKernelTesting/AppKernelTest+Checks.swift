@@ -19,6 +19,7 @@ extension AppKernelTest {
         var found: [Finding] = []
         func add(_ check: Exhaustivity.Check, _ items: [String], _ what: String, _ fix: String) {
             guard !items.isEmpty else { return }
+            let items = items.map { $0.hasSuffix(".") ? String($0.dropLast()) : $0 }
             let listed = items.prefix(12).joined(separator: "; ") + (items.count > 12 ? "; … \(items.count - 12) more" : "")
             found.append(Finding(check: check, message: "\(items.count) \(what): \(listed). \(fix), or opt out with .exhaustivity(.ignoring(.\(check)))."))
         }
