@@ -90,7 +90,8 @@ let package = Package(
             swiftSettings: strictSettings),
         .testTarget(name: "AppKernelTests", dependencies: ["AppKernel", "AppKernelTesting"], swiftSettings: strictSettings),
         .testTarget(name: "AppKernelCoreTests", dependencies: ["AppKernelCore"], swiftSettings: strictSettings),
-        .testTarget(name: "AppKernelTestingTests", dependencies: ["AppKernel", "AppKernelTesting"], swiftSettings: strictSettings),
+        .testTarget(name: "AppKernelTestingTests", dependencies: ["AppKernel", "AppKernelTesting", "AppKernelSDK", "AppKernelSDKTesting", "AppKernelAuth"],
+                    swiftSettings: strictSettings),
         .executableTarget(
             name: "CredentialStoreWriter",
             dependencies: ["AppKernelAuth"],

@@ -37,6 +37,18 @@ public final class SimulatedHost {
     /// launch-error handler took, say), oldest first, across relaunches. A process host would log
     /// each and end the process; this host keeps them for the test to see.
     public private(set) var unhandledErrors: [UnhandledError] = []
+    /// The indices of ``unhandledErrors`` a test has heard: taken with ``takeUnhandledErrors()``
+    /// or thrown by ``launchFinished()``.
+    var heardUnhandledErrors: Set<Int> = []
+    /// How many of each application's `hookErrors` a test has taken with ``takeHookErrors()``.
+    var takenHookErrors: [ObjectIdentifier: Int] = [:]
+    /// Every application this host launched, not kept alive by the host.
+    var launchedApplications: [LaunchedApplication] = []
+
+    /// An application this host launched.
+    struct LaunchedApplication {
+        weak var application: Application?
+    }
 
     /// Creates a host.
     /// - Parameters:
@@ -78,6 +90,7 @@ public final class SimulatedHost {
         let application = makeApplication(delegate, interface, bootLoader)
         trace.attach(to: application)
         self.application = application
+        launchedApplications.append(LaunchedApplication(application: application))
         unhandledErrorObservations.append(application.observeUnhandledErrors { [weak self] in self?.unhandledErrors.append($0) })
         for prepare in preparations { prepare(application) }
         try application.handle(.launch(options, inBackground: inBackground))

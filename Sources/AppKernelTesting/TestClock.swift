@@ -254,18 +254,44 @@ public final class TestClock: SchedulingClock, Sendable {
     /// The earliest deadline anything waits for.
     public var nextDeadline: Instant? { state.withLock { $0.top()?.key } }
 
+    /// One timer or sleeper waiting on the clock.
+    public struct PendingWaiter: Sendable, Hashable, CustomStringConvertible {
+        /// What waits.
+        public enum Kind: String, Sendable, Hashable {
+            /// A kernel timer (`SchedulingClock`): a background deadline, a completion deadline, a
+            /// phase deadline, a grace period.
+            case timer
+            /// A task in `clock.sleep(for:)`.
+            case sleeper
+        }
+
+        /// What waits.
+        public var kind: Kind
+        /// When it is due.
+        public var deadline: Instant
+
+        /// "a timer due at t+5.0 seconds".
+        public var description: String { "a \(kind.rawValue) due at \(deadline)" }
+    }
+
+    /// Every timer and sleeper waiting, earliest first (ties: first scheduled) — what the
+    /// `appKernel` test trait's exhaustive check reports when a test ends with work pending.
+    public var pendingWaiters: [PendingWaiter] {
+        state.withLock { state in
+            state.ordered.map { pending in
+                switch pending.waiter {
+                case .sleeper: PendingWaiter(kind: .sleeper, deadline: pending.deadline)
+                case .timer: PendingWaiter(kind: .timer, deadline: pending.deadline)
+                }
+            }
+        }
+    }
+
     /// Throws when anything is still waiting: a test that ends with pending work usually forgot
     /// to advance the clock, or left a task or a timer running.
     /// - Throws: ``TestClockError/pendingWork(_:)`` listing what waits and when it is due.
     public func checkNothingPending() throws(TestClockError) {
-        let waiting = state.withLock { state in
-            state.ordered.map { pending in
-                switch pending.waiter {
-                case .sleeper: "a sleeper due at \(pending.deadline)"
-                case .timer: "a timer due at \(pending.deadline)"
-                }
-            }
-        }
+        let waiting = pendingWaiters.map(\.description)
         if !waiting.isEmpty { throw .pendingWork(waiting) }
     }
 

@@ -19,9 +19,9 @@ final class URLAppDelegate: ApplicationDelegate {
 
 @MainActor
 struct TraceRecorderTests {
-    @Test func theDefaultTraceHasDelegatesAndSystemDecisions() async throws {
-        let clock = TestClock()
-        let host = SimulatedHost(clock: clock)
+    @Test(.appKernel) func theDefaultTraceHasDelegatesAndSystemDecisions() async throws {
+        let clock = AppKernelTest.current.clock
+        let host = AppKernelTest.current.host
         try host.launch(delegate: URLAppDelegate())
         #expect(host.trace.take() == ["app.willFinishLaunching", "app.didFinishLaunching", "app.configurationForConnecting(scene-1)",
                                       "scene-1.willConnect", "scene-1.willEnterForeground", "scene-1.didBecomeActive"])

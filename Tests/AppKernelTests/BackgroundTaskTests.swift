@@ -3,12 +3,11 @@ import Testing
 import AppKernel
 import AppKernelTesting
 
-@MainActor
+/// Exhaustive (issue 31): each test's host and clock are its `AppKernelTest`'s.
+@Suite(.appKernel) @MainActor
 struct BackgroundTaskTests {
-    let clock = TestClock()
-    let host: SimulatedHost
-
-    init() { host = SimulatedHost(clock: clock) }
+    let clock = AppKernelTest.current.clock
+    let host = AppKernelTest.current.host
 
     func backgroundedApp() throws -> Application {
         let app = try host.launch(delegate: DefaultApplicationDelegate())
@@ -53,6 +52,7 @@ struct BackgroundTaskTests {
         #expect(app.state == .suspended, "the last task ending suspends at once")
         #expect(app.diagnostics.isEmpty)
         try clock.checkNothingPending()
+        #expect(host.trace.take() == ["system.didSuspend"], "the whole trace (exhaustive, issue 31)")
     }
 
     @Test func theAllowanceIsCountedFromEnteringTheBackground() async throws {
@@ -73,6 +73,7 @@ struct BackgroundTaskTests {
         #expect(app.diagnostics.map(\.subject) == ["early", "late"])
         #expect(app.runningBackgroundTasks.isEmpty)
         _ = (early, late)
+        #expect(host.trace.take() == ["app.willFinishLaunching", "app.didFinishLaunching", "app.configurationForConnecting(scene-1)", "system.backgroundTaskExpired(early)", "system.backgroundTaskExpired(late)", "system.didSuspend"], "the whole trace (exhaustive, issue 31)")
     }
 
     @Test func aHandlerThatEndsItsTaskLeavesNoDiagnostic() async throws {
@@ -98,6 +99,7 @@ struct BackgroundTaskTests {
         await clock.advance(by: .seconds(30))
         #expect(expired)
         _ = task
+        #expect(host.trace.take() == ["system.backgroundTaskExpired(task-1)", "system.didSuspend"], "the whole trace (exhaustive, issue 31)")
     }
 
     @Test func endingAnUnknownOrEndedTaskIsANoOpWithADiagnostic() throws {
@@ -114,6 +116,7 @@ struct BackgroundTaskTests {
         #expect(app.diagnostics.map(\.subject) == ["task-1", "task-999"])
         app.endBackgroundTask(other)
         #expect(app.state == .suspended)
+        #expect(host.trace.take() == ["system.didSuspend"], "the whole trace (exhaustive, issue 31)")
     }
 
     @Test func aSuspendedOrTerminatedAppCannotBeginATask() async throws {
@@ -127,6 +130,7 @@ struct BackgroundTaskTests {
         let before = Application(delegate: DefaultApplicationDelegate(), clock: clock)
         #expect(before.beginBackgroundTask() == .invalid)
         #expect(before.backgroundTimeRemaining == .zero)
+        #expect(host.trace.take() == ["system.didSuspend"], "the whole trace (exhaustive, issue 31)")
     }
 
     @Test func aTaskEndedInsideACallbackSuspendsOnlyAfterTheDelivery() throws {
@@ -141,6 +145,7 @@ struct BackgroundTaskTests {
         #expect(statesSeen == [.background, .background], "suspension waits until the transition is delivered")
         #expect(app.state == .suspended)
         withExtendedLifetime([token, after]) {}
+        #expect(host.trace.take() == ["app.willFinishLaunching", "app.didFinishLaunching", "app.configurationForConnecting(scene-1)", "system.didSuspend"], "the whole trace (exhaustive, issue 31)")
     }
 
     @Test func identifiersDescribeThemselves() {

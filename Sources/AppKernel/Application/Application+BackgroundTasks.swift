@@ -119,6 +119,14 @@ extension Application {
     /// app awake until it answers an event, included).
     public var runningBackgroundTasks: [BackgroundTaskIdentifier] { backgroundTasks.map(\.id) }
 
+    /// The running background tasks the app began (not the system's own), by name — or
+    /// identifier when unnamed — for the testing kit's end-of-test check.
+    package var openBackgroundTaskLabels: [String] { backgroundTasks.filter { !$0.isSystem }.map(\.label) }
+
+    /// The events whose completion handler the app has not called yet (`"remoteNotification"`, …),
+    /// for the testing kit's end-of-test check.
+    package var unansweredCompletionEvents: [String] { pendingCompletions.values.map(\.event).sorted() }
+
     // MARK: Background execution
 
     func beginBackgroundExecution() {

@@ -219,7 +219,7 @@ extension Application {
         completion.application = self
         guard !completion.isCompleted else { return }
         let key = ObjectIdentifier(completion)
-        pendingCompletions[key] = { completion.abandon() }
+        pendingCompletions[key] = (completion.event, { completion.abandon() })
         completion.onFinish.append { [weak self] _ in self?.pendingCompletions[key] = nil }
         completion.arm(clock: clock, after: configuration.completionDeadline)
     }

@@ -276,7 +276,7 @@ extension Application {
         state = .terminated
         let pending = pendingCompletions.values
         pendingCompletions.removeAll()
-        for abandon in pending { abandon() }
+        for completion in pending { completion.abandon() }
         finishStreams()
     }
 }

@@ -145,7 +145,9 @@ public final class Application {
     var backgroundEnteredAt: Duration?
     var expiryTimer: ScheduledTimer?
     var graceTimer: ScheduledTimer?
-    var pendingCompletions: [ObjectIdentifier: @MainActor () -> Void] = [:]
+    /// The completions the app has not answered yet: the event each answers, and how the system
+    /// answers it for the app (termination).
+    var pendingCompletions: [ObjectIdentifier: (event: String, abandon: @MainActor () -> Void)] = [:]
 
     /// Creates an application that has not been launched yet.
     ///
