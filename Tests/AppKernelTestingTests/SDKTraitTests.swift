@@ -5,16 +5,10 @@ import AppKernelSDK
 import AppKernelSDKTesting
 import AppKernelTesting
 
-/// Whether `SDKManager.shared` resolves through `SharedScope`: `true` once that lands.
-let sharedManagerIsScoped = false
-
 /// Issue 31's acceptance suite, in the testing kit's words: the ported template's delegates read
 /// `SDKManager.shared` unchanged, and each test has its own (the `appKernel(manager:)` trait).
-///
-/// Disabled on this branch: `initializeSDK()` makes `SDKManager.shared` the scope's own only once
-/// the process-wide objects resolve through `SharedScope` (issue 31's other half); before that it
-/// is the process's, which would attach itself to every other test's application.
-@Suite(.disabled(if: !sharedManagerIsScoped, "needs SDKManager.shared resolved through SharedScope"))
+/// They run in parallel with every other test: `initializeSDK()` inside the trait's scope makes
+/// that scope's `SDKManager.shared`.
 @MainActor
 struct SDKTraitTests {
     final class AppSDKManager: SDKManager {}
