@@ -144,6 +144,8 @@ public final class AppKernelTest {
             try? host.terminate()
         }
         host.trace.clear()
+        // Nothing stays suspended on a clock nobody will advance (a leak at exit otherwise).
+        if clock.cancelPending().sleepers > 0 { await settle() }
         for tracked in trackedTasks { tracked.watcher?.cancel() }
         for finisher in finishers.reversed() { finisher() }
         finishers.removeAll()

@@ -206,6 +206,33 @@ public final class TestClock: SchedulingClock, Sendable {
         await TestClock.yieldToWokenTasks()
     }
 
+    /// Ends every pending wait without moving time: each sleeper is resumed with
+    /// `CancellationError` (its task goes on, as after a cancel) and each timer dropped unrun.
+    /// What a test's end does, so that no task stays suspended on a clock nobody advances.
+    /// - Returns: How many sleepers and timers were ended.
+    @discardableResult
+    public func cancelPending() -> (sleepers: Int, timers: Int) {
+        let ended: [Waiter] = state.withLock { state in
+            var ended: [Waiter] = []
+            while let first = state.top() {
+                state.queue.removeFirst(first)
+                if let waiter = state.take(first.value) { ended.append(waiter) }
+            }
+            return ended
+        }
+        var counts = (sleepers: 0, timers: 0)
+        for waiter in ended {
+            switch waiter {
+            case .sleeper(let continuation):
+                continuation.resume(throwing: CancellationError())
+                counts.sleepers += 1
+            case .timer:
+                counts.timers += 1
+            }
+        }
+        return counts
+    }
+
     /// Moves time forward by `duration` without running anything: what happens while the main
     /// actor is busy with synchronous work. Timers that fall due meanwhile run at the next
     /// ``advance(by:)``, late, as they would on a real main actor. Use it inside a synchronous

@@ -161,4 +161,23 @@ struct TestClockTests {
         while app.state != .suspended { await Task.yield() }
         #expect(app.state == .suspended)
     }
+
+    /// A test's end: every sleeper is resumed with `CancellationError` and every timer dropped,
+    /// time unmoved — no task stays suspended on a clock nobody advances.
+    @Test func cancelPendingEndsEveryWaitWithoutMovingTime() async throws {
+        let clock = TestClock()
+        var fired = false
+        let timer = clock.scheduleTimer(after: .seconds(5)) { fired = true }
+        let sleeper = Task { () -> String in
+            do { try await clock.sleep(for: .seconds(30)); return "woke" } catch { return "\(type(of: error))" }
+        }
+        try await clock.waitForSleepers(1)
+        let ended = clock.cancelPending()
+        #expect(ended.sleepers == 1 && ended.timers == 1)
+        #expect(await sleeper.value == "CancellationError")
+        await clock.advance(by: .seconds(60))
+        #expect(!fired && clock.now.offset == .seconds(60))
+        try clock.checkNothingPending()
+        _ = timer
+    }
 }
