@@ -21,6 +21,8 @@ final class AppDelegate: ApplicationDelegate {
 
     func application(_ application: Application, didFinishLaunchingWithOptions options: LaunchOptions) -> Bool {
         SDKManager.shared.configDirectory = AppResources.configDirectory   // bootconfig.json, userstore.json, usersyncs.json
+        SDKManager.shared.dataDirectory = AppResources.dataDirectory       // the stores: under the data home
+        SDKManager.shared.keyRing = AppResources.keyRing                   // what seals them
         SDKManager.shared.accountManager = AppResources.accounts
         SDKManager.shared.rootControllerFactory = { user in AccountsListController(user: user) }
         return true
@@ -69,26 +71,39 @@ final class SceneDelegate: AppKernel.SceneDelegate {
     }
 }
 
-/// Stand-ins for what the guide's code assumes: the app's files and accounts, and its root view.
-/// Each test's own (a `SharedScope` slot, like `SDKManager.shared`), so the ported template's
-/// tests run in parallel.
+/// Where the app keeps its files, and who its users are. `main` calls ``setUp(app:configDirectory:environment:)``
+/// once, before the launch; a test sets its own. The values live in a `SharedScope` slot, as
+/// `SDKManager.shared` does, so each test has its own and the app's tests run in parallel.
 @MainActor
 enum AppResources {
     final class Values {
         var configDirectory: URL?
-        var accounts: FakeAccountManager?
+        var dataDirectory: URL?
+        var keyRing: KeyRing?
+        var accounts: (any AccountManaging)?
     }
     private static let process = Values()
     private static let key = SharedScope.Key<Values>("AppResources")
     private static var values: Values { SharedScope.resolve(key, make: { Values() }, process: { process }) }
 
-    static var configDirectory: URL? {
-        get { values.configDirectory }
-        set { values.configDirectory = newValue }
-    }
-    static var accounts: FakeAccountManager? {
-        get { values.accounts }
-        set { values.accounts = newValue }
+    static var configDirectory: URL? { get { values.configDirectory } set { values.configDirectory = newValue } }
+    static var dataDirectory: URL? { get { values.dataDirectory } set { values.dataDirectory = newValue } }
+    static var keyRing: KeyRing? { get { values.keyRing } set { values.keyRing = newValue } }
+    static var accounts: (any AccountManaging)? { get { values.accounts } set { values.accounts = newValue } }
+
+    /// The app's own: its data home (`$XDG_DATA_HOME/<app>` or `~/.local/share/<app>`, created
+    /// 0700 and checked), its master key apart from the data (`$XDG_CONFIG_HOME/<app>/master.key`,
+    /// made on the first run), and its users' credentials, sealed in the data home. A folder or a
+    /// key it cannot trust throws, naming the path and the fix.
+    static func setUp(app: String, configDirectory: URL,
+                      environment: [String: String] = ProcessInfo.processInfo.environment) throws {
+        let home = try DataHome.forApp(app, environment: environment)
+        let keyRing = try KeyRing(dataHome: home.url, provider: .keyFile(application: app, environment: environment))
+        let credentials = FileCredentialStore(root: try home.directory("accounts"), keyRing: keyRing)
+        Self.configDirectory = configDirectory
+        Self.dataDirectory = home.url
+        Self.keyRing = keyRing
+        Self.accounts = try UserAccountManager(store: credentials, transport: SocketTransport())
     }
 }
 
