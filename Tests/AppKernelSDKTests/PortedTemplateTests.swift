@@ -126,7 +126,7 @@ func useTestResources(org: EmbeddedOrg) async throws -> FakeAccountManager {
         #expect(app.state == .suspended)
         try test.host.moveToForeground()
         #expect(window.rootController is PlaceholderController)   // sceneWillEnterForeground's empty screen
-        try await SDKManager.shared.loginIfRequired()  // after the scene's own loginIfRequired
+        for _ in 0 ..< 3 { await Task.yield() }        // the scene's loginIfRequired completion runs
         let root = try #require(window.rootController as? AccountsListController)
         #expect(root.user == "005A" && root !== first, "the root is built again")
         #expect(test.host.trace.take() == ["scene-1.willResignActive", "scene-1.didEnterBackground", "system.didSuspend",
@@ -144,10 +144,13 @@ func useTestResources(org: EmbeddedOrg) async throws -> FakeAccountManager {
         try accounts.switchTo(FakeAccountManager.account("005B").identity)
         #expect((window.rootController as? AccountsListController)?.user == "005B")
         let bob = try #require(try SDKManager.shared.userStore())   // Bob's own SmartStore
-        #expect(try bob.allSoupNames() == ["Account"])
+        #expect(try bob.allSoupNames() == ["Account", "syncs_soup"])  // userstore.json's soup, MobileSync's
+        let bobsFolder = try #require(AppResources.dataDirectory).appendingPathComponent("00DORG/005B/stores")
+        #expect(FileManager.default.fileExists(atPath: bobsFolder.path))
         await accounts.logout(FakeAccountManager.account("005B").identity, reason: .userInitiated)
         #expect((window.rootController as? AccountsListController)?.user == "005A", "Ada is current again")
         #expect(accounts.allAccounts.map(\.identity.userID) == ["005A"])
+        #expect(!FileManager.default.fileExists(atPath: bobsFolder.path), "Bob's store went with him")
     }
 
     @Test(.appKernel(manager: AppSDKManager.self)) @MainActor

@@ -163,3 +163,87 @@ extension SharedManagerTests {
         try host.terminate()
     } }
 }
+
+/// The porting article's `AppResources.setUp` and its manifest.
+@MainActor
+struct PortingGuideResourcesTests {
+    /// `setUp` on an environment whose data and config homes are temporary folders: the data home
+    /// is `$XDG_DATA_HOME/MyApp` (0700), the master key `$XDG_CONFIG_HOME/MyApp/master.key` (0600,
+    /// apart from the data), the users a `UserAccountManager` over a store in the data home. In a
+    /// scope of its own: the process's `AppResources` are untouched.
+    @Test func setUpUsesTheDataHomeAndAKeyFileApart() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("porting-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let environment = ["XDG_DATA_HOME": folder.appendingPathComponent("data").path,
+                           "XDG_CONFIG_HOME": folder.appendingPathComponent("config").path, "HOME": folder.path]
+        try inOwnScope {
+            try AppResources.setUp(app: "MyApp", configDirectory: folder, environment: environment)
+            #expect(AppResources.dataDirectory?.path == folder.appendingPathComponent("data/MyApp").path)
+            #expect(AppResources.configDirectory == folder)
+            #expect(AppResources.keyRing?.provider.keyFileURL?.path == folder.appendingPathComponent("config/MyApp/master.key").path)
+            #expect(AppResources.accounts is UserAccountManager)
+            let mode = try FileManager.default.attributesOfItem(atPath: folder.appendingPathComponent("data/MyApp").path)[.posixPermissions] as? Int
+            #expect(mode == 0o700)
+            #expect(FileManager.default.fileExists(atPath: folder.appendingPathComponent("config/MyApp/master.key").path))
+        }
+        #expect(AppResources.dataDirectory == nil, "the process's resources are untouched")
+    }
+
+    /// A data home another user could write to is refused, naming it; nothing is set.
+    @Test func setUpRefusesADataHomeOthersCanWrite() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("porting-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try FileManager.default.createDirectory(at: folder.appendingPathComponent("data/MyApp"), withIntermediateDirectories: true)
+        try FileManager.default.setAttributes([.posixPermissions: 0o777], ofItemAtPath: folder.appendingPathComponent("data/MyApp").path)
+        let environment = ["XDG_DATA_HOME": folder.appendingPathComponent("data").path,
+                           "XDG_CONFIG_HOME": folder.appendingPathComponent("config").path]
+        inOwnScope {
+            let error = #expect(throws: DataHomeError.self) {
+                try AppResources.setUp(app: "MyApp", configDirectory: folder, environment: environment)
+            }
+            #expect(error?.description.contains("MyApp") == true)
+            #expect(AppResources.dataDirectory == nil && AppResources.keyRing == nil)
+        }
+    }
+
+    /// The article's manifest. A test target cannot compile a manifest (PackageDescription is the
+    /// package manager's), so this checks what can drift: every product it names is one of this
+    /// package's libraries.
+    @Test func manifestNamesProductsThisPackageHas() throws {
+        let manifest = """
+        import PackageDescription
+
+        let package = Package(
+            name: "MyApp",
+            platforms: [.macOS(.v15)],
+            dependencies: [
+                .package(url: "https://example.com/AppKernel.git", branch: "main"),
+            ],
+            targets: [
+                .executableTarget(name: "MyApp", dependencies: [
+                    .product(name: "AppKernel", package: "AppKernel"),
+                    .product(name: "AppKernelSDK", package: "AppKernel"),
+                    .product(name: "AppKernelAuth", package: "AppKernel"),
+                    .product(name: "AppKernelREST", package: "AppKernel"),
+                    .product(name: "AppKernelStore", package: "AppKernel"),
+                    .product(name: "AppKernelSync", package: "AppKernel"),
+                    .product(name: "AppKernelPOSIX", package: "AppKernel"),
+                ], resources: [.copy("Resources")]),
+                .testTarget(name: "MyAppTests", dependencies: [
+                    "MyApp",
+                    .product(name: "AppKernelTesting", package: "AppKernel"),
+                    .product(name: "AppKernelSDKTesting", package: "AppKernel"),
+                    .product(name: "AppKernelEmbeddedOrg", package: "AppKernel"),
+                ]),
+            ]
+        )
+        """
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let ours = try String(contentsOf: root.appendingPathComponent("Package.swift"), encoding: .utf8)
+        let named = manifest.components(separatedBy: ".product(name: \"").dropFirst().map { $0.components(separatedBy: "\"")[0] }
+        #expect(named.count == 10)
+        for product in named {
+            #expect(ours.contains(".library(name: \"\(product)\", targets: [\"\(product)\"])"), "\(product) is not a library product")
+        }
+    }
+}
