@@ -63,11 +63,12 @@ func useTestResources(org: EmbeddedOrg) async throws -> FakeAccountManager {
     return accounts
 }
 
+// `launchesToTheAccountsList` is issue 31's acceptance test, as written but for two lines: it
+// sets the app's resources first (the port reads its config and users from them), and the SDK's
+// launch phases are not in the host's trace, so the trace is checked for the app delegate's
+// callback. `aFailedConfigFailsTheTest` is adapted as SDKTraitTests' is (see its comment).
 /// The ported template's delegates use `SDKManager.shared`, unchanged. These run in parallel.
 @Suite struct PortedTemplateTests {
-    // Issue 31's acceptance test, as written but for one line: the SDK's launch phases are not
-    // in the host's trace, so the trace is checked for the app delegate's callback; the root is
-    // checked as the issue has it.
     @Test(.appKernel(manager: AppSDKManager.self)) @MainActor
     func launchesToTheAccountsList() async throws {
         _ = try await useTestResources(org: EmbeddedOrg.sample())
