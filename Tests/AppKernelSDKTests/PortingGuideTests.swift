@@ -21,6 +21,8 @@ final class AppDelegate: ApplicationDelegate {
 
     func application(_ application: Application, didFinishLaunchingWithOptions options: LaunchOptions) -> Bool {
         SDKManager.shared.configDirectory = AppResources.configDirectory   // bootconfig.json, userstore.json, usersyncs.json
+        SDKManager.shared.dataDirectory = AppResources.dataDirectory       // the stores: under the data home
+        SDKManager.shared.keyRing = AppResources.keyRing                   // what seals them
         SDKManager.shared.accountManager = AppResources.accounts
         SDKManager.shared.rootControllerFactory = { user in AccountsListController(user: user) }
         return true
@@ -69,26 +71,39 @@ final class SceneDelegate: AppKernel.SceneDelegate {
     }
 }
 
-/// Stand-ins for what the guide's code assumes: the app's files and accounts, and its root view.
-/// Each test's own (a `SharedScope` slot, like `SDKManager.shared`), so the ported template's
-/// tests run in parallel.
+/// Where the app keeps its files, and who its users are. `main` calls ``setUp(app:configDirectory:environment:)``
+/// once, before the launch; a test sets its own. The values live in a `SharedScope` slot, as
+/// `SDKManager.shared` does, so each test has its own and the app's tests run in parallel.
 @MainActor
 enum AppResources {
     final class Values {
         var configDirectory: URL?
-        var accounts: FakeAccountManager?
+        var dataDirectory: URL?
+        var keyRing: KeyRing?
+        var accounts: (any AccountManaging)?
     }
     private static let process = Values()
     private static let key = SharedScope.Key<Values>("AppResources")
     private static var values: Values { SharedScope.resolve(key, make: { Values() }, process: { process }) }
 
-    static var configDirectory: URL? {
-        get { values.configDirectory }
-        set { values.configDirectory = newValue }
-    }
-    static var accounts: FakeAccountManager? {
-        get { values.accounts }
-        set { values.accounts = newValue }
+    static var configDirectory: URL? { get { values.configDirectory } set { values.configDirectory = newValue } }
+    static var dataDirectory: URL? { get { values.dataDirectory } set { values.dataDirectory = newValue } }
+    static var keyRing: KeyRing? { get { values.keyRing } set { values.keyRing = newValue } }
+    static var accounts: (any AccountManaging)? { get { values.accounts } set { values.accounts = newValue } }
+
+    /// The app's own: its data home (`$XDG_DATA_HOME/<app>` or `~/.local/share/<app>`, created
+    /// 0700 and checked), its master key apart from the data (`$XDG_CONFIG_HOME/<app>/master.key`,
+    /// made on the first run), and its users' credentials, sealed in the data home. A folder or a
+    /// key it cannot trust throws, naming the path and the fix.
+    static func setUp(app: String, configDirectory: URL,
+                      environment: [String: String] = ProcessInfo.processInfo.environment) throws {
+        let home = try DataHome.forApp(app, environment: environment)
+        let keyRing = try KeyRing(dataHome: home.url, provider: .keyFile(application: app, environment: environment))
+        let credentials = FileCredentialStore(root: try home.directory("accounts"), keyRing: keyRing)
+        Self.configDirectory = configDirectory
+        Self.dataDirectory = home.url
+        Self.keyRing = keyRing
+        Self.accounts = try UserAccountManager(store: credentials, transport: SocketTransport())
     }
 }
 
@@ -147,4 +162,88 @@ extension SharedManagerTests {
         #expect((window.rootController as? AccountsListController)?.user == "005A")
         try host.terminate()
     } }
+}
+
+/// The porting article's `AppResources.setUp` and its manifest.
+@MainActor
+struct PortingGuideResourcesTests {
+    /// `setUp` on an environment whose data and config homes are temporary folders: the data home
+    /// is `$XDG_DATA_HOME/MyApp` (0700), the master key `$XDG_CONFIG_HOME/MyApp/master.key` (0600,
+    /// apart from the data), the users a `UserAccountManager` over a store in the data home. In a
+    /// scope of its own: the process's `AppResources` are untouched.
+    @Test func setUpUsesTheDataHomeAndAKeyFileApart() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("porting-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let environment = ["XDG_DATA_HOME": folder.appendingPathComponent("data").path,
+                           "XDG_CONFIG_HOME": folder.appendingPathComponent("config").path, "HOME": folder.path]
+        try inOwnScope {
+            try AppResources.setUp(app: "MyApp", configDirectory: folder, environment: environment)
+            #expect(AppResources.dataDirectory?.path == folder.appendingPathComponent("data/MyApp").path)
+            #expect(AppResources.configDirectory == folder)
+            #expect(AppResources.keyRing?.provider.keyFileURL?.path == folder.appendingPathComponent("config/MyApp/master.key").path)
+            #expect(AppResources.accounts is UserAccountManager)
+            let mode = try FileManager.default.attributesOfItem(atPath: folder.appendingPathComponent("data/MyApp").path)[.posixPermissions] as? Int
+            #expect(mode == 0o700)
+            #expect(FileManager.default.fileExists(atPath: folder.appendingPathComponent("config/MyApp/master.key").path))
+        }
+        #expect(AppResources.dataDirectory == nil, "the process's resources are untouched")
+    }
+
+    /// A data home another user could write to is refused, naming it; nothing is set.
+    @Test func setUpRefusesADataHomeOthersCanWrite() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("porting-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try FileManager.default.createDirectory(at: folder.appendingPathComponent("data/MyApp"), withIntermediateDirectories: true)
+        try FileManager.default.setAttributes([.posixPermissions: 0o777], ofItemAtPath: folder.appendingPathComponent("data/MyApp").path)
+        let environment = ["XDG_DATA_HOME": folder.appendingPathComponent("data").path,
+                           "XDG_CONFIG_HOME": folder.appendingPathComponent("config").path]
+        inOwnScope {
+            let error = #expect(throws: DataHomeError.self) {
+                try AppResources.setUp(app: "MyApp", configDirectory: folder, environment: environment)
+            }
+            #expect(error?.description.contains("MyApp") == true)
+            #expect(AppResources.dataDirectory == nil && AppResources.keyRing == nil)
+        }
+    }
+
+    /// The article's manifest. A test target cannot compile a manifest (PackageDescription is the
+    /// package manager's), so this checks what can drift: every product it names is one of this
+    /// package's libraries.
+    @Test func manifestNamesProductsThisPackageHas() throws {
+        let manifest = """
+        import PackageDescription
+
+        let package = Package(
+            name: "MyApp",
+            platforms: [.macOS(.v15)],
+            dependencies: [
+                .package(url: "https://example.com/AppKernel.git", branch: "main"),
+            ],
+            targets: [
+                .executableTarget(name: "MyApp", dependencies: [
+                    .product(name: "AppKernel", package: "AppKernel"),
+                    .product(name: "AppKernelSDK", package: "AppKernel"),
+                    .product(name: "AppKernelAuth", package: "AppKernel"),
+                    .product(name: "AppKernelREST", package: "AppKernel"),
+                    .product(name: "AppKernelStore", package: "AppKernel"),
+                    .product(name: "AppKernelSync", package: "AppKernel"),
+                    .product(name: "AppKernelPOSIX", package: "AppKernel"),
+                ], resources: [.copy("Resources")]),
+                .testTarget(name: "MyAppTests", dependencies: [
+                    "MyApp",
+                    .product(name: "AppKernelTesting", package: "AppKernel"),
+                    .product(name: "AppKernelSDKTesting", package: "AppKernel"),
+                    .product(name: "AppKernelEmbeddedOrg", package: "AppKernel"),
+                ]),
+            ]
+        )
+        """
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let ours = try String(contentsOf: root.appendingPathComponent("Package.swift"), encoding: .utf8)
+        let named = manifest.components(separatedBy: ".product(name: \"").dropFirst().map { $0.components(separatedBy: "\"")[0] }
+        #expect(named.count == 10)
+        for product in named {
+            #expect(ours.contains(".library(name: \"\(product)\", targets: [\"\(product)\"])"), "\(product) is not a library product")
+        }
+    }
 }

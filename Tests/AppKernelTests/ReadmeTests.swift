@@ -27,6 +27,53 @@ private final class AppDelegate: ApplicationDelegate {
                                   "system.backgroundTaskExpired(upload)", "system.didSuspend"])
 }
 
+/// The README's "Testing your app" test, run against the README's own minimal app ("Use it in
+/// your package"), nested so its names stay the README's.
+@MainActor
+struct ReadmeTestingYourApp {
+    @MainActor
+    final class AppDelegate: ApplicationDelegate {
+        func application(_ application: Application, didFinishLaunchingWithOptions options: LaunchOptions) -> Bool {
+            true
+        }
+
+        func application(_ application: Application, configurationForConnecting session: SceneSession,
+                         options: SceneConnectionOptions) -> SceneConfiguration {
+            SceneConfiguration(name: "Default Configuration") { SceneDelegate() }
+        }
+    }
+
+    @MainActor
+    final class SceneDelegate: AppKernel.SceneDelegate {
+        var window: Window?
+
+        func scene(_ scene: Scene, willConnectTo session: SceneSession, options: SceneConnectionOptions) {
+            window = Window(windowScene: scene)
+            window?.rootController = PlaceholderController(message: "Hello")
+            window?.makeKeyAndVisible()
+        }
+    }
+
+    @Test(.appKernel) @MainActor
+    func launchShowsHelloAndTheBackgroundSuspends() async throws {
+        let test = AppKernelTest.current                          // this test's host, clock and scope
+        let app = try test.host.launch(delegate: AppDelegate())
+        try await test.host.launchFinished()
+        let window = try #require(app.connectedScenes.first?.keyWindow)
+        #expect((window.rootController as? PlaceholderController)?.message == "Hello")
+        try test.host.moveToBackground()
+        await test.clock.advance(by: .seconds(5))                 // the grace period
+        #expect(app.state == .suspended)
+        #expect(test.host.trace.take() == ["app.willFinishLaunching", "app.didFinishLaunching",
+                                           "app.configurationForConnecting(scene-1)", "scene-1.willConnect",
+                                           "scene-1.willEnterForeground", "scene-1.didBecomeActive",
+                                           "scene-1.willResignActive", "scene-1.didEnterBackground",
+                                           "system.didSuspend"])
+    }
+}
+
+/// A background launch for a silent push, with the file's delegate that answers `.newData` (an
+/// earlier README example, kept as a test).
 @MainActor @Test func backgroundLaunchForSilentPushSuspendsAfterAnswering() async throws {
     let clock = TestClock()
     let host = SimulatedHost(clock: clock)
