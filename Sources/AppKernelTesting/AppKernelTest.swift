@@ -152,9 +152,11 @@ public final class AppKernelTest {
         scope.finish()
     }
 
-    /// Lets work that can run without time moving run: yields the main actor at least
-    /// `minimumYields` times, and on while some work still runs, at most `maximumYields` times.
-    func settle(minimumYields: Int = 32, maximumYields: Int = 2_000) async {
+    /// Lets work that can run without time moving run — a completion the app handed to a task
+    /// (the scene's `loginIfRequired`), a woken sleeper: yields the main actor at least
+    /// `minimumYields` times, and on while some of the app's work still runs, at most
+    /// `maximumYields` times. The test's end does the same before its checks.
+    public func settle(minimumYields: Int = 32, maximumYields: Int = 2_000) async {
         for yields in 0..<maximumYields {
             if yields >= minimumYields, runningWork().isEmpty { return }
             await Task.yield()

@@ -127,7 +127,7 @@ func useTestResources(org: EmbeddedOrg) async throws -> FakeAccountManager {
         #expect(app.state == .suspended)
         try test.host.moveToForeground()
         #expect(window.rootController is PlaceholderController)   // sceneWillEnterForeground's empty screen
-        for _ in 0 ..< 3 { await Task.yield() }        // the scene's loginIfRequired completion runs
+        await test.settle()                          // the scene's loginIfRequired completion runs
         let root = try #require(window.rootController as? AccountsListController)
         #expect(root.user == "005A" && root !== first, "the root is built again")
         #expect(test.host.trace.take() == ["scene-1.willResignActive", "scene-1.didEnterBackground", "system.didSuspend",
