@@ -134,27 +134,9 @@ extension FileCredentialStore {
         }
     }
 
-    /// Overwrites the plain file `file` with zeros, `fsync`s it and unlinks it (and `fsync`s the
-    /// folder); nothing there: nothing to do. A link in its place is removed, never written through.
+    /// Shreds the plain file `file` (``PrivateFile/shred(_:)``); nothing there: nothing to do.
     func shred(_ file: URL) throws(CredentialStoreError) {
-        let descriptor = open(file.path, O_WRONLY | O_NOFOLLOW | O_CLOEXEC)
-        if descriptor < 0 {
-            if errno == ENOENT { return }
-            if errno != ELOOP { throw CredentialStoreError(DataHomeError(path: file.path, call: "open", code: errno)) }
-        } else {
-            defer { close(descriptor) }
-            var status = stat()
-            // fstat(2) fills the local `status`, for the call only.
-            guard fstat(descriptor, &status) == 0 else { throw CredentialStoreError(DataHomeError(path: file.path, call: "stat", code: errno)) }
-            if (status.st_mode & S_IFMT) == S_IFREG, status.st_size > 0 {
-                let zeros = [UInt8](repeating: 0, count: Int(status.st_size))
-                // pwrite(2) reads the zeros' storage, borrowed for the call.
-                let written = zeros.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, $0.count, 0) }
-                guard written == zeros.count else { throw CredentialStoreError(DataHomeError(path: file.path, call: "write", code: errno)) }
-                guard fsync(descriptor) == 0 else { throw CredentialStoreError(DataHomeError(path: file.path, call: "fsync", code: errno)) }
-            }
-        }
-        try checked { () throws(DataHomeError) in try PrivateFile.remove(file) }
+        try checked { () throws(DataHomeError) in try PrivateFile.shred(file) }
     }
 
     /// The problem for a file that failed to open: moved aside when the file is at fault, left

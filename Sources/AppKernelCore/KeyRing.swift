@@ -164,26 +164,8 @@ public final class KeyRing: Sendable {
     /// - Throws: ``KeyError`` when the file cannot be overwritten or removed.
     public func destroy(owner: String) throws(KeyError) {
         let file = try keyFile(of: owner)
-        let descriptor = open(file.path, O_WRONLY | O_NOFOLLOW | O_CLOEXEC)
-        guard descriptor >= 0 else {
-            if errno == ENOENT { return }
-            throw KeyError(provider: provider.description, problem: .file(DataHomeError(path: file.path, call: "open", code: errno)))
-        }
-        var status = stat()
-        // fstat(2) fills the local `status`, for the call only.
-        var failure: DataHomeError?
-        if fstat(descriptor, &status) != 0 { failure = DataHomeError(path: file.path, call: "stat", code: errno) }
-        if failure == nil, status.st_size > 0 {
-            let zeros = [UInt8](repeating: 0, count: Int(status.st_size))
-            // pwrite(2) reads the zeros' storage, borrowed for the call.
-            let written = zeros.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, $0.count, 0) }
-            if written != zeros.count { failure = DataHomeError(path: file.path, call: "write", code: errno) }
-        }
-        if failure == nil, fsync(descriptor) != 0 { failure = DataHomeError(path: file.path, call: "fsync", code: errno) }
-        close(descriptor)
-        if let failure { throw KeyError(provider: provider.description, problem: .file(failure)) }
         do {
-            try PrivateFile.remove(file)
+            try PrivateFile.shred(file)
         } catch {
             throw KeyError(provider: provider.description, problem: .file(error))
         }

@@ -100,6 +100,36 @@ public enum PrivateFile {
         }
     }
 
+    /// Shreds `file`: overwrites it in place with zeros, `fsync`s it, then unlinks it and
+    /// `fsync`s its folder — what a plain file of an earlier version, or a wrapped key, leaves
+    /// behind holds nothing readable in its old blocks (on ext4 and xfs; copy-on-write file
+    /// systems, SSDs' remapping and snapshots may keep old copies). A link in its place is
+    /// removed, never written through; nothing there: nothing to do.
+    /// - Throws: ``DataHomeError`` naming the file and the call that failed; something that is
+    ///   not a regular file is ``DataHomeError/Problem/notARegularFile`` and stays.
+    public static func shred(_ file: URL) throws(DataHomeError) {
+        let descriptor = open(file.path, O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+        if descriptor < 0 {
+            let code = errno
+            if code == ENOENT { return }
+            guard code == ELOOP else { throw DataHomeError(path: file.path, call: "open", code: code) }
+        } else {
+            defer { close(descriptor) }
+            var status = stat()
+            // fstat(2) fills the local `status`, for the call only.
+            guard fstat(descriptor, &status) == 0 else { throw DataHomeError(path: file.path, call: "stat", code: errno) }
+            guard status.st_mode & S_IFMT == S_IFREG else { throw DataHomeError(path: file.path, problem: .notARegularFile) }
+            if status.st_size > 0 {
+                let zeros = [UInt8](repeating: 0, count: Int(status.st_size))
+                // pwrite(2) reads the zeros' storage, borrowed for the call.
+                let written = zeros.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, $0.count, 0) }
+                guard written == zeros.count else { throw DataHomeError(path: file.path, call: "write", code: errno) }
+            }
+            guard fsync(descriptor) == 0 else { throw DataHomeError(path: file.path, call: "fsync", code: errno) }
+        }
+        try remove(file)
+    }
+
     // MARK: Parts
 
     private static func openFolder(_ directory: URL) throws(DataHomeError) -> Int32 {

@@ -80,34 +80,9 @@ extension EmbeddedOrg {
         return lstat(url.path, &status) == 0
     }
 
-    /// Overwrites the plain file `url` in place with zeros, `fsync`s it, unlinks it and `fsync`s
-    /// its folder, so its tokens do not linger in its old blocks (on ext4 and xfs; copy-on-write
-    /// file systems and snapshots may keep them). A link there is refused, not followed.
-    static func shred(_ url: URL) throws {
-        let descriptor = open(url.path, O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
-        guard descriptor >= 0 else {
-            if errno == ENOENT { return }
-            throw DataHomeError(path: url.path, call: "open", code: errno)
-        }
-        var status = stat()
-        // fstat(2) fills the local `status`, for the call only.
-        var failure: DataHomeError?
-        if fstat(descriptor, &status) != 0 { failure = DataHomeError(path: url.path, call: "stat", code: errno) }
-        else if status.st_mode & S_IFMT != S_IFREG { failure = DataHomeError(path: url.path, problem: .notARegularFile) }
-        if failure == nil, status.st_size > 0 {
-            let zeros = [UInt8](repeating: 0, count: Int(status.st_size))
-            // pwrite(2) reads the zeros' storage, borrowed for the call.
-            let written = zeros.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, $0.count, 0) }
-            if written != zeros.count { failure = DataHomeError(path: url.path, call: "write", code: errno) }
-        }
-        if failure == nil, fsync(descriptor) != 0 { failure = DataHomeError(path: url.path, call: "fsync", code: errno) }
-        close(descriptor)
-        if let failure { throw failure }
-        guard unlink(url.path) == 0 else { throw DataHomeError(path: url.path, call: "unlink", code: errno) }
-        let folder = open(url.deletingLastPathComponent().path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        if folder >= 0 {
-            fsync(folder)
-            close(folder)
-        }
+    /// Shreds the plain file `url` (``PrivateFile/shred(_:)``): its tokens do not linger in its
+    /// old blocks.
+    static func shred(_ url: URL) throws(DataHomeError) {
+        try PrivateFile.shred(url)
     }
 }
