@@ -19,14 +19,6 @@ extension AccountsApp {
         return try KeyProvider.keyFile(application: "AccountsApp", environment: environment)
     }
 
-    /// Opens the data home's key ring, once, at start: a data home of an earlier version (no
-    /// key yet) gets a master key and each part seals its plain files as it reads them; once a
-    /// data key exists, a missing or wrong master key is an error, never a new key
-    /// (``KeyRing/init(dataHome:provider:previous:)``).
-    static func openKeyRing(dataHome: URL, provider: KeyProvider) throws(KeyError) -> KeyRing {
-        try KeyRing(dataHome: dataHome, provider: provider)
-    }
-
     /// What to do when the key ring cannot open: said after the error, which names the provider.
     static func keyAdvice(provider: KeyProvider, dataHome: URL) -> String {
         let source = provider.keyFileURL.map { "the key file \($0.path) (from a backup)" }

@@ -43,7 +43,9 @@ enum AccountsApp {
         do {
             let chosen = try keyProvider(environment: ProcessInfo.processInfo.environment)
             provider = chosen
-            keyRing = try openKeyRing(dataHome: dataDirectory, provider: chosen)
+            // An earlier version's data home (no data key yet) gets a master key; once a data key
+            // exists, a missing or wrong master key is an error, never a new key.
+            keyRing = try KeyRing(dataHome: dataDirectory, provider: chosen)
         } catch {
             FileHandle.standardError.write(Data("AccountsApp: \(error)\n".utf8))
             if let provider { FileHandle.standardError.write(Data(keyAdvice(provider: provider, dataHome: dataDirectory).utf8)) }

@@ -100,7 +100,7 @@ extension EmbeddedOrg {
             let stored = try Self.readState(in: directory, keyRing: keyRing)
             let merged = mine.merged(over: stored.snapshot, base: base)
             try Self.writeState(merged, in: directory, key: stored.key)
-            if stored.leftoverPlain { try Self.shred(directory.appendingPathComponent(Self.legacyFileName)) }
+            if stored.leftoverPlain { try PrivateFile.shred(directory.appendingPathComponent(Self.legacyFileName)) }
         }
         // The next persist merges what changes from here on.
         state.withLock { $0.persisted = mine }
@@ -126,7 +126,7 @@ extension EmbeddedOrg {
             guard let snapshot = stored.snapshot else { throw DataHomeError(path: file.path, call: "open", code: ENOENT) }
             // An earlier version's plain file: sealed now, then shredded.
             if stored.fromPlain { try Self.writeState(snapshot, in: directory, key: stored.key) }
-            if stored.leftoverPlain { try Self.shred(directory.appendingPathComponent(Self.legacyFileName)) }
+            if stored.leftoverPlain { try PrivateFile.shred(directory.appendingPathComponent(Self.legacyFileName)) }
             return snapshot
         }
         state.withLock { state in

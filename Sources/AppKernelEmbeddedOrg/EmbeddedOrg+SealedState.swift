@@ -79,10 +79,4 @@ extension EmbeddedOrg {
         var status = stat()
         return lstat(url.path, &status) == 0
     }
-
-    /// Shreds the plain file `url` (``PrivateFile/shred(_:)``): its tokens do not linger in its
-    /// old blocks.
-    static func shred(_ url: URL) throws(DataHomeError) {
-        try PrivateFile.shred(url)
-    }
 }
