@@ -148,7 +148,7 @@ public final class PasscodeManager {
     /// Where the hash and the failure count live.
     public var store: any PasscodeStore
     /// The PBKDF2 iteration count for new passcodes.
-    public let iterations: Int
+    public var iterations: Int
     /// Wrong answers allowed before every user is logged out. Default 10.
     public var maximumAttempts: Int
     /// The app's own time in the background after which it locks. Default 10 minutes. A mobile

@@ -28,6 +28,11 @@ public final class FakeAccountManager: AccountManaging {
     public var loginCount = 0
     /// The configuration of every login asked for, oldest first.
     public var logins: [OAuthConfig] = []
+    /// Whether a login waits for ``answerLogin(_:)`` instead of taking ``loginQueue``'s next
+    /// outcome — a person still on the login page (the lifecycle explorer answers it as a step).
+    public var holdsLogins = false
+    /// The logins waiting for ``answerLogin(_:)``, oldest first.
+    private var heldLogins: [CheckedContinuation<Result<String, any Error>, Never>] = []
     private let observers = ObserverList<AccountEvent>()
 
     /// Creates a manager with no accounts.
@@ -61,14 +66,31 @@ public final class FakeAccountManager: AccountManaging {
     public func logIn(config: OAuthConfig, using method: LoginMethod, loginHint: String?, makeCurrent: Bool) async throws -> UserAccount {
         loginCount += 1
         logins.append(config)
-        await Task.yield()
-        guard !loginQueue.isEmpty else { throw OAuthError.serverError(code: "access_denied", description: "no scripted login") }
-        let user = try loginQueue.removeFirst().get()
+        let user: String
+        if holdsLogins {
+            user = try await withCheckedContinuation { heldLogins.append($0) }.get()
+        } else {
+            await Task.yield()
+            guard !loginQueue.isEmpty else { throw OAuthError.serverError(code: "access_denied", description: "no scripted login") }
+            user = try loginQueue.removeFirst().get()
+        }
         let identity = Self.account(user).identity
         add(user, current: false)
         if currentIdentity == nil { currentIdentity = identity } else if makeCurrent { try switchTo(identity) }
         deliver(.didLogin(identity))
         return Self.account(user)
+    }
+
+    /// How many logins wait for ``answerLogin(_:)``.
+    public var waitingLogins: Int { heldLogins.count }
+
+    /// Answers the oldest waiting login: logged in as the user id, or refused with the error.
+    /// - Returns: Whether a login was waiting.
+    @discardableResult
+    public func answerLogin(_ outcome: Result<String, any Error>) -> Bool {
+        guard !heldLogins.isEmpty else { return false }
+        heldLogins.removeFirst().resume(returning: outcome)
+        return true
     }
 
     /// Makes `identity` current, telling observers `willSwitch` then `didSwitch` (nothing if it

@@ -63,6 +63,13 @@ extension ExplorerInvariant {
         }
     }
 
+    /// No work the app started (a service, an upload) still runs once the app heard
+    /// `willTerminate` and terminated: `applicationWillTerminate(_:)` is where it stops its work
+    /// (a suspended app, ended without callbacks, is exempt).
+    public static let noWorkAfterTermination = ExplorerInvariant("noWorkAfterTermination") { world in
+        world.workAfterTermination.first.map { "'\($0.name)' still runs after the app terminated: stop it in applicationWillTerminate" }
+    }
+
     /// Every completion a step handed the app (push, fetch, quick action) was answered, and
     /// none answered twice by the app (a call after the system answered for it — at the deadline
     /// or the termination — is the kernel's `completionCalledTwice` diagnostic, not this).

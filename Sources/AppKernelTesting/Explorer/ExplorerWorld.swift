@@ -54,6 +54,8 @@ open class ExplorerWorld {
     /// Whether ``finish()`` ran.
     public private(set) var isFinished = false
     private var observations: [ListenerToken] = []
+    /// The applications that heard `willTerminate`.
+    private var toldToTerminate: Set<ObjectIdentifier> = []
     /// How many pipeline steps the apps of this world took.
     private var pipelineSteps = 0
 
@@ -75,10 +77,14 @@ open class ExplorerWorld {
         public internal(set) var isDone = false
         /// Whether it was still running when the app that started it was suspended.
         public internal(set) var ranWhileSuspended = false
+        /// Whether it is a service — work that lives as long as the app (a sync loop), exempt from
+        /// the background check — rather than work that must end (an upload).
+        public let isService: Bool
         /// The application that started it.
         weak var application: Application?
-        init(name: String, application: Application?) {
+        init(name: String, isService: Bool, application: Application?) {
             self.name = name
+            self.isService = isService
             self.application = application
         }
     }
@@ -109,7 +115,7 @@ open class ExplorerWorld {
     // MARK: Steps the system steps call
 
     /// Launches the app with a new delegate (and interface), in the foreground or the background.
-    public func launch(inBackground: Bool = false) throws(ApplicationError) {
+    open func launch(inBackground: Bool = false) throws(ApplicationError) {
         try host.launch(delegate: makeDelegate(self), interface: makeInterface?(), inBackground: inBackground)
     }
 
@@ -176,7 +182,18 @@ open class ExplorerWorld {
     /// Counts `task` as the current app's work: the `backgroundWorkCovered` invariant reports it
     /// when that app is suspended while it runs (no background task held it).
     public func track<Success: Sendable, Failure: Error>(_ task: Task<Success, Failure>, named name: String) {
-        let work = TrackedWork(name: name, application: application)
+        track(task, named: name, isService: false)
+    }
+
+    /// Counts `task` as a service of the current app: work that lives as long as the app (a
+    /// sync loop). The `noWorkAfterTermination` invariant reports it when it outlives the app's
+    /// termination; a suspended app may keep it.
+    public func trackService<Success: Sendable, Failure: Error>(_ task: Task<Success, Failure>, named name: String) {
+        track(task, named: name, isService: true)
+    }
+
+    private func track<Success: Sendable, Failure: Error>(_ task: Task<Success, Failure>, named name: String, isService: Bool) {
+        let work = TrackedWork(name: name, isService: isService, application: application)
         trackedWork.append(work)
         Task { @MainActor [weak work] in
             _ = await task.result
@@ -232,7 +249,8 @@ open class ExplorerWorld {
     /// The invariants every world of this kind checks with ``InvariantSet/standard``: the
     /// kernel's. Subclasses add theirs.
     open var standardInvariants: [ExplorerInvariant] {
-        [.noCallbackAfterTermination, .backgroundWorkCovered, .completionsAnsweredOnce, .backgroundTasksEnded, .noUnheardErrors]
+        [.noCallbackAfterTermination, .backgroundWorkCovered, .noWorkAfterTermination, .completionsAnsweredOnce, .backgroundTasksEnded,
+         .noUnheardErrors]
     }
 
     /// What `invariant` finds wrong now, or `nil` when it holds.
@@ -245,6 +263,7 @@ open class ExplorerWorld {
         observations.append(application.addPipelineObserver { [weak self, weak application] stage, event in
             guard let self else { return }
             self.pipelineSteps += 1
+            if case .willTerminate = event, let application { self.toldToTerminate.insert(ObjectIdentifier(application)) }
             guard let application, application.state == .terminated else { return }
             switch stage {
             case .applicationDelegate, .sceneDelegate:
@@ -256,9 +275,20 @@ open class ExplorerWorld {
         })
     }
 
+    /// The tracked work still running although the app that started it heard `willTerminate`
+    /// and terminated.
+    public var workAfterTermination: [TrackedWork] {
+        trackedWork.filter { work in
+            guard !work.isDone, let application = work.application, application.state == .terminated else { return false }
+            return toldToTerminate.contains(ObjectIdentifier(application))
+        }
+    }
+
     /// Called by the explorer after each step: notes tracked work running while the app is
     /// suspended with no background task.
     func noteStepEnded() {
-        for work in trackedWork where !work.isDone && work.application?.state == .suspended { work.ranWhileSuspended = true }
+        for work in trackedWork where !work.isDone && !work.isService && work.application?.state == .suspended {
+            work.ranWhileSuspended = true
+        }
     }
 }

@@ -106,7 +106,7 @@ extension StepSet {
     }
 
     /// `text` as a Swift string literal.
-    static func literal(_ text: String?) -> String {
+    package static func literal(_ text: String?) -> String {
         "\"" + (text ?? "").replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
     }
 }
@@ -148,6 +148,13 @@ public struct StepArgumentError: Error, Sendable, Hashable, CustomStringConverti
     public var argument: String
     /// What the step takes.
     public var expected: String
+
+    /// Creates the error for `step` given `argument`, which takes `expected`.
+    public init(step: String, argument: String, expected: String) {
+        self.step = step
+        self.argument = argument
+        self.expected = expected
+    }
 
     /// The step, its argument and what it takes.
     public var description: String { "the step \(step)(\(argument)) cannot run: it takes \(expected)." }

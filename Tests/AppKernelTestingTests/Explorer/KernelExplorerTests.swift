@@ -82,6 +82,19 @@ struct KernelExplorerTests {
         #expect(fixed.exhaustedDepth == 4)
     }
 
+    @Test func findsAServiceStillRunningAfterTermination() async throws {
+        let explorer = LifecycleExplorer(world: { SyncServiceApp.makeWorld(stopsOnTerminate: false) })
+        let found = try #require(try await explorer.check(depth: 4, budget: .seconds(60)).firstViolation)
+        #expect(found.invariant == .noWorkAfterTermination)
+        #expect(found.schedule.description == "launch; terminate")
+        #expect(found.printedTest.split(separator: "\n").count <= 12)
+        #expect(try await explorer.replay(found.schedule, world: { SyncServiceApp.makeWorld(stopsOnTerminate: true) }).holds)
+        let fixed = try await LifecycleExplorer(world: { SyncServiceApp.makeWorld(stopsOnTerminate: true) })
+            .check(depth: 4, budget: .seconds(60), walkDepth: 0)
+        #expect(fixed.firstViolation == nil)
+        #expect(fixed.exhaustedDepth == 4)
+    }
+
     @Test func randomWalksAreTheSameForASeed() async throws {
         let explorer = LifecycleExplorer(world: { DoubleAnswerApp.makeWorld(answersEarly: false) })
         let first = try await explorer.check(depth: 1, budget: .schedules(60), seed: 7)

@@ -17,13 +17,21 @@ enum UploadOnBackgroundApp {
             self.covered = covered
         }
 
+        var uploads: [Task<Void, Never>] = []
+
         func applicationDidEnterBackground(_ application: Application) {
             let task = covered ? application.beginBackgroundTask(name: "upload") : nil
             let clock = world.clock
-            world.track(Task { @MainActor in
+            let upload = Task { @MainActor in
                 try? await clock.sleep(for: .seconds(20))
                 if let task { application.endBackgroundTask(task) }
-            }, named: "upload")
+            }
+            uploads.append(upload)
+            world.track(upload, named: "upload")
+        }
+
+        func applicationWillTerminate(_ application: Application) {
+            for upload in uploads { upload.cancel() }
         }
     }
 
@@ -52,10 +60,18 @@ enum DoubleAnswerApp {
                          fetchCompletionHandler completionHandler: @escaping @MainActor @Sendable (BackgroundFetchResult) -> Void) {
             if answersEarly { completionHandler(.noData) }
             let clock = world.clock
-            world.track(Task { @MainActor in
+            let refresh = Task { @MainActor in
                 try? await clock.sleep(for: .seconds(2))
                 completionHandler(.newData)
-            }, named: "refresh")
+            }
+            refreshes.append(refresh)
+            world.track(refresh, named: "refresh")
+        }
+
+        var refreshes: [Task<Void, Never>] = []
+
+        func applicationWillTerminate(_ application: Application) {
+            for refresh in refreshes { refresh.cancel() }
         }
     }
 
@@ -63,6 +79,43 @@ enum DoubleAnswerApp {
         ExplorerWorld(expression: "DoubleAnswerApp.makeWorld(answersEarly: \(answersEarly))",
                       configuration: ApplicationConfiguration(usesScenes: false)) { world in
             Delegate(world: world, answersEarly: answersEarly)
+        }
+    }
+}
+
+/// Starts a sync service at launch: a loop that syncs every minute. The bug: nothing stops it, so
+/// it outlives the app's termination (UIKit: `applicationWillTerminate(_:)` is where an app
+/// stops its work). The fix cancels it there.
+@MainActor
+enum SyncServiceApp {
+    final class Delegate: ApplicationDelegate {
+        let world: ExplorerWorld
+        let stopsOnTerminate: Bool
+        var service: Task<Void, Never>?
+        init(world: ExplorerWorld, stopsOnTerminate: Bool) {
+            self.world = world
+            self.stopsOnTerminate = stopsOnTerminate
+        }
+
+        func application(_ application: Application, didFinishLaunchingWithOptions options: LaunchOptions) -> Bool {
+            let clock = world.clock
+            let service = Task { @MainActor in
+                while !Task.isCancelled { try? await clock.sleep(for: .seconds(60)) }
+            }
+            self.service = service
+            world.trackService(service, named: "sync service")
+            return true
+        }
+
+        func applicationWillTerminate(_ application: Application) {
+            if stopsOnTerminate { service?.cancel() }
+        }
+    }
+
+    static func makeWorld(stopsOnTerminate: Bool) -> ExplorerWorld {
+        ExplorerWorld(expression: "SyncServiceApp.makeWorld(stopsOnTerminate: \(stopsOnTerminate))",
+                      configuration: ApplicationConfiguration(usesScenes: false)) { world in
+            Delegate(world: world, stopsOnTerminate: stopsOnTerminate)
         }
     }
 }
