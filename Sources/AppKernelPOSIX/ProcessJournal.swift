@@ -79,7 +79,7 @@ final class ProcessJournal {
     /// Writes the header: the format, the executable's name and the launch arguments.
     func writeHeader(executable: String, arguments: [String]) {
         let shown = arguments.map(Self.redacted).joined(separator: " ")
-        pending += "# appkernel journal 1\n# executable: \(executable)\n# arguments: \(shown)\n"
+        pending += "# appkernel journal 1\n# executable: \(executable)\n# arguments:\(shown.isEmpty ? "" : " " + shown)\n"
         flush()
     }
 
