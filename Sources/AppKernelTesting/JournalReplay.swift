@@ -16,6 +16,13 @@ public struct JournalReplay: Sendable, Hashable, CustomStringConvertible {
         /// nothing came, or that the host refused the step).
         public var actual: String
 
+        /// Creates a divergence at `line`.
+        public init(line: Int, expected: String, actual: String) {
+            self.line = line
+            self.expected = expected
+            self.actual = actual
+        }
+
         /// `line 12: expected '…', the replay gave '…'`.
         public var description: String { "line \(line): expected '\(expected)', the replay gave '\(actual)'" }
     }

@@ -164,7 +164,7 @@ extension SimulatedHost {
             case let other: throw JournalReplayError(line: line, message: "signal(\(other)): not in the process host's signal table (SIGTERM, SIGINT, SIGTSTP, SIGCONT, SIGHUP, SIGUSR1)")
             }
         default:
-            throw JournalReplayError(line: line, message: "unknown step '\(name)'; the steps are launch, launchInBackground, foreground, background, resign, activate, memoryWarning, reload, openURL(url), continueActivity(type), quickAction(type), push, fetch, localNotification(id), connectScene, disconnectScene, terminate, signal(SIGTERM)")
+            throw ParsedJournal.unknownStep(name, line: line)
         }
     }
 }
@@ -213,6 +213,8 @@ struct ParsedJournal {
                 items.append(JournalItem(line: number, text: step, kind: .time(duration)))
                 continue
             }
+            let name = step.firstIndex(of: "(").map { String(step[..<$0]) } ?? step
+            guard Self.stepNames.contains(name) else { throw Self.unknownStep(name, line: number) }
             if let open = step.firstIndex(of: "(") {
                 guard step.hasSuffix(")") else { throw JournalReplayError(line: number, message: "'\(step)': an argument ends with ')'") }
                 let name = String(step[..<open])
@@ -222,6 +224,15 @@ struct ParsedJournal {
                 items.append(JournalItem(line: number, text: step, kind: .step(step, nil)))
             }
         }
+    }
+
+    /// The steps a journal may hold: the schedule's system steps.
+    static let stepNames: Set<String> = ["launch", "launchInBackground", "foreground", "background", "resign", "activate", "memoryWarning",
+                                         "reload", "openURL", "continueActivity", "quickAction", "push", "fetch", "localNotification",
+                                         "connectScene", "disconnectScene", "terminate", "signal"]
+
+    static func unknownStep(_ name: String, line: Int) -> JournalReplayError {
+        JournalReplayError(line: line, message: "unknown step '\(name)'; the steps are launch, launchInBackground, foreground, background, resign, activate, memoryWarning, reload, openURL(url), continueActivity(type), quickAction(type), push, fetch, localNotification(id), connectScene, disconnectScene, terminate, signal(SIGTERM)")
     }
 
     /// The step without its comment: `#` after the argument's last `)`, or anywhere in a step without one.
