@@ -25,12 +25,17 @@ struct AccountsAppJournalTests {
                 "the app never said it launched; stderr: \(child.errors)")
         #expect(child.status == nil, "stderr: \(child.errors)")
 
-        // Signals at random moments (SIGCONT only to a stopped app), each waited for in the journal
-        // but the last, after which the kill may land while the app is still delivering it.
+        // Signals at random moments once the app is ready (a signal before the host's handlers
+        // are installed would end it: SIGUSR1's and SIGHUP's default), SIGCONT only to a stopped
+        // app; each waited for in the journal but, at random, the last, after which the kill may
+        // land while the app is still delivering it.
         var stopped = false
         var journaled = 1   // the launch
         let signals = random.next(in: 0...6)
         for index in 0..<signals {
+            // A random moment: up to 50 ms after the last event reached the journal (the root
+            // controller's sync may still be running).
+            await KillRounds.pause(microseconds: random.next(in: 0...50_000))
             let signal = stopped ? SIGCONT : [SIGTSTP, SIGHUP, SIGUSR1][random.next(in: 0...2)]
             stopped = signal == SIGTSTP
             child.send(signal)
