@@ -54,6 +54,8 @@ struct JournalTests {
         #expect(await child.waitForLine("app.memoryWarning"))
         child.send(SIGTSTP)
         #expect(await child.waitForLine("scene.didEnterBackground"))
+        // Stopped first: a SIGCONT before the host's own SIGSTOP would leave it stopped.
+        #expect(await child.waitUntil { _, _ in ProcessHostSignalTests.processState(child.pid) == "T" })
         child.send(SIGCONT)
         #expect(await child.waitUntil { lines, _ in lines.filter { $0 == "scene.didBecomeActive" }.count == 2 })
         child.send(SIGTERM)

@@ -36,6 +36,10 @@ struct AccountsAppJournalTests {
             // A random moment: up to 50 ms after the last event reached the journal (the root
             // controller's sync may still be running).
             await KillRounds.pause(microseconds: random.next(in: 0...50_000))
+            if stopped {
+                // Stopped first: a SIGCONT before the host's own SIGSTOP would leave it stopped.
+                #expect(await child.waitUntil(seconds: 30) { _, _ in Self.processState(child.pid) == "T" })
+            }
             let signal = stopped ? SIGCONT : [SIGTSTP, SIGHUP, SIGUSR1][random.next(in: 0...2)]
             stopped = signal == SIGTSTP
             child.send(signal)
@@ -79,6 +83,12 @@ struct AccountsAppJournalTests {
         // The app ends as the killed one could not: its stores closed, its lock released.
         if let application = host.application, application.state != .terminated { try? host.terminate() }
         return replay
+    }
+
+    /// The process's state letter from `/proc` (`T` when stopped).
+    static func processState(_ pid: Int32) -> String? {
+        guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return nil }
+        return status.split(separator: "\n").first { $0.hasPrefix("State:") }?.split(separator: "\t").last.map { String($0.prefix(1)) }
     }
 
     /// Waits (30 s at most) until the journal holds `count` steps.
