@@ -72,7 +72,8 @@ struct AccountsAppJournalTests {
         Console.isMuted = true
         let dataHome = try DataHome.forApp("AccountsApp", environment: environment).url
         let provider = try KeyProvider.keyFile(application: "AccountsApp", environment: environment)
-        let host = SimulatedHost(clock: TestClock())
+        let clock = TestClock()
+        let host = SimulatedHost(clock: clock)
         var world: AccountsWorld?
         host.beforeEachLaunch { application in world?.attach(to: application) }
         let replay = try await host.replay(journal: journal) {
@@ -82,6 +83,8 @@ struct AccountsAppJournalTests {
         }
         // The app ends as the killed one could not: its stores closed, its lock released.
         if let application = host.application, application.state != .terminated { try? host.terminate() }
+        // Nothing left waiting on the test clock (a task suspended forever is a leak).
+        _ = clock.cancelPending()
         return replay
     }
 
