@@ -69,7 +69,12 @@ final class ProcessJournal {
                 "'\(path)' is not a regular file of this user; give it the path of a new file, or unset it")
         }
         // An existing file keeps its mode on O_CREAT: made owner-only here, before anything is written.
-        fchmod(descriptor, 0o600)
+        guard fchmod(descriptor, 0o600) == 0 else {
+            let reason = String(cString: strerror(errno))
+            close(descriptor)
+            throw ProcessHost.EnvironmentError(name: "APPKERNEL_JOURNAL", message:
+                "cannot make the journal '\(path)' owner-only (0600): \(reason); give it the path of a new file, or unset it")
+        }
         self.descriptor = descriptor
         self.path = path
         self.log = log
