@@ -44,6 +44,20 @@ struct JournalTests {
         #expect(try String(contentsOf: target, encoding: .utf8) == "keep")
     }
 
+    @Test @MainActor func anEarlierJournalOpenToOthersIsReplacedOwnerOnly() throws {
+        let folder = try JournalFolder()
+        let journal = folder.url.appendingPathComponent("run.journal")
+        try Data("an earlier run\n".utf8).write(to: journal)
+        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: journal.path)
+        let configuration = ProcessHost.Configuration(memoryPressure: nil, arguments: ["--location"], environment: ["APPKERNEL_JOURNAL": journal.path])
+        let host = try ProcessHost(delegate: JournalTestDelegate(), configuration: configuration)
+        #expect(try FileManager.default.attributesOfItem(atPath: journal.path)[.posixPermissions] as? Int == 0o600)
+        let text = try String(contentsOf: journal, encoding: .utf8)
+        #expect(text.hasSuffix("# appkernel journal 1\n# executable: \(URL(fileURLWithPath: CommandLine.arguments[0]).lastPathComponent)\n# arguments: --location\n"))
+        #expect(!text.contains("earlier"))
+        withExtendedLifetime(host) {}
+    }
+
     @Test func theJournalIsOwnerOnlyAndHoldsEachSignalsStepWithItsTraceAndNoToken() async throws {
         let folder = try JournalFolder()
         let journal = folder.url.appendingPathComponent("run.journal")
