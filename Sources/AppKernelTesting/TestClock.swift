@@ -133,11 +133,24 @@ public final class TestClock: SchedulingClock, Sendable {
     /// The current virtual time.
     public var now: Instant { state.withLock { $0.now } }
 
+    /// Suspends for `duration` of virtual time, on the caller's actor (see
+    /// ``sleep(until:tolerance:)``).
+    /// - Throws: `CancellationError` if the task is cancelled first.
+    nonisolated(nonsending)
+    public func sleep(for duration: Duration, tolerance: Duration? = nil) async throws {
+        try await sleep(until: now.advanced(by: duration), tolerance: tolerance)
+    }
+
     /// Zero: virtual time has no resolution limit.
     public var minimumResolution: Duration { .zero }
 
     /// Suspends until the clock is advanced to `deadline` (returns at once if it has passed).
+    ///
+    /// It runs on the caller's actor (`nonisolated(nonsending)`): a main-actor task woken by
+    /// ``advance(by:)`` goes straight back to the main actor's queue, never through the global
+    /// executor, so the yields that follow run it in a fixed order.
     /// - Throws: `CancellationError` if the task is cancelled first.
+    nonisolated(nonsending)
     public func sleep(until deadline: Instant, tolerance: Duration? = nil) async throws {
         try Task.checkCancellation()
         let slot = Slot(.unregistered)
@@ -191,19 +204,29 @@ public final class TestClock: SchedulingClock, Sendable {
     /// sleeper that falls due on the way, in deadline order.
     @MainActor
     public func advance(to deadline: Instant) async {
+        await advance(to: deadline, yieldingAlways: true)
+    }
+
+    /// Moves time forward to `deadline`; yields to woken tasks after each woken sleeper, and at
+    /// the end only when `yieldingAlways` or a sleeper woke (the lifecycle explorer's fast path:
+    /// an app that only uses timers runs without a single hop of the main actor).
+    @MainActor
+    func advance(to deadline: Instant, yieldingAlways: Bool) async {
+        var woke = false
         while let due = state.withLock({ $0.popDue(notAfter: deadline) }) {
             switch due {
             case .timer(let action):
                 action()
             case .sleeper(let continuation):
                 continuation.resume()
+                woke = true
                 await TestClock.yieldToWokenTasks()
             }
         }
         state.withLock { state in
             if deadline > state.now { state.now = deadline }
         }
-        await TestClock.yieldToWokenTasks()
+        if yieldingAlways || woke { await TestClock.yieldToWokenTasks() }
     }
 
     /// Ends every pending wait without moving time: each sleeper is resumed with

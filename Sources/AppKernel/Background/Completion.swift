@@ -13,6 +13,8 @@ public final class Completion<Value: Sendable> {
     public private(set) var result: Value?
     /// Whether the app gave the answer (`false` when the system answered for it).
     public private(set) var answeredByApp = false
+    /// How many times the app called the handler after the answer was given (each ignored).
+    public private(set) var ignoredCalls = 0
 
     let fallback: Value
     private var waiters: [CheckedContinuation<Value, Never>] = []
@@ -62,6 +64,7 @@ public final class Completion<Value: Sendable> {
     private func finish(_ value: Value, byApp: Bool) {
         guard result == nil else {
             if byApp {
+                ignoredCalls += 1
                 application?.report(.completionCalledTwice, subject: event,
                                     "the completion handler was called again with \(value); the first answer (\(result.map { "\($0)" } ?? "?")) stands and this call was ignored.")
             }
