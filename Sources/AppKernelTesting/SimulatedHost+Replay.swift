@@ -1,14 +1,16 @@
-public import AppKernel
+import AppKernel
 public import Foundation
 
 extension SimulatedHost {
-    /// Replays the journal a `ProcessHost` wrote (`APPKERNEL_JOURNAL=path`): runs its steps
-    /// against a new application of this host — time steps advance the host's ``TestClock`` by
-    /// the recorded amounts — records the trace (delegate, scene, system, hook-stop and phase
-    /// stages, as the journal does) and compares it with the journal's observations (`=` lines).
+    /// Replays the journal a `ProcessHost` wrote (`APPKERNEL_JOURNAL=path`) on a fresh
+    /// ``ExplorerWorld`` — its ``SimulatedHost`` and ``TestClock`` — running each step through the
+    /// explorer's step runner (`steps`, ``StepSet/system`` and ``StepSet/signals(_:)`` by
+    /// default: time steps move the world's clock by the recorded amounts), records the trace
+    /// (delegate, scene, system, hook-stop and phase stages, as the journal does) and compares it
+    /// with the journal's observations (`=` lines).
     ///
     /// ```swift
-    /// let replay = try await SimulatedHost().replay(journal: URL(fileURLWithPath: "run.journal")) { AppDelegate() }
+    /// let replay = try await SimulatedHost.replay(journal: text) { ExplorerWorld { _ in AppDelegate() } }
     /// #expect(replay.isIdentical, "\(replay)")
     /// ```
     ///
@@ -17,38 +19,47 @@ extension SimulatedHost {
     /// then goes on: the next step meets the app where the real run's next event met it. A
     /// journal cut by a kill is replayed up to its last whole line (a partial last line is left
     /// out); what the replay produces after the journal's end is not compared (the run was killed
-    /// before it could happen).
+    /// before it could happen). The world is torn down at the end (its app terminated, its
+    /// clock's waiters ended).
     ///
     /// - Parameters:
     ///   - text: The journal.
-    ///   - makeDelegate: Makes the app's delegate for the `launch` step (the app's own: with its
-    ///     SDK manager, stores and fakes), inside the test's scope.
+    ///   - steps: The steps the journal's names run (add your own for an app's journal of its own).
     ///   - patience: How long (real time) the replay waits for a step's trace lines before it
     ///     reports them missing; it only separates "came" from "never".
+    ///   - world: Makes the world the journal is replayed on: your app's delegate (with its SDK
+    ///     manager, stores and fakes), called once, inside the test's scope.
     /// - Returns: ``JournalReplay``: identical, or the first journal line where the run diverged.
     /// - Throws: ``JournalReplayError`` for a journal it cannot read (a line that is not a step,
-    ///   a time step or an observation; a host whose clock is not a ``TestClock``), and what
-    ///   `makeDelegate` throws.
-    public func replay(journal text: String, patience: Duration = .seconds(30),
-                       makeDelegate: @MainActor () throws -> any ApplicationDelegate) async throws -> JournalReplay {
-        guard let clock = clock as? TestClock else {
-            throw JournalReplayError(line: 0, message: "the host's clock is not a TestClock, so the journal's time steps cannot be replayed; make the host with SimulatedHost(clock: TestClock())")
-        }
-        let journal = try ParsedJournal(text)
+    ///   a time step or an observation; a step `steps` does not define), and what `world` throws.
+    public static func replay(journal text: String, steps: StepSet = .system + .signals(), patience: Duration = .seconds(30),
+                              world makeWorld: @MainActor () throws -> ExplorerWorld) async throws -> JournalReplay {
+        let journal = try ParsedJournal(text, steps: steps)
+        let world = try makeWorld()
+        world.steps = steps
         let recorder = TraceRecorder(options: [.delegates, .system, .hookStops, .phases])
-        if let application { recorder.attach(to: application) }
-        beforeEachLaunch { recorder.attach(to: $0) }
+        if let application = world.application { recorder.attach(to: application) }
+        world.host.beforeEachLaunch { recorder.attach(to: $0) }
+        do {
+            let result = try await replay(journal, steps: steps, on: world, recorder: recorder, patience: patience)
+            await world.tearDown()
+            return result
+        } catch {
+            await world.tearDown()
+            throw error
+        }
+    }
+
+    /// Runs `journal`'s steps on `world` and compares what `recorder` records with its observations.
+    private static func replay(_ journal: ParsedJournal, steps: StepSet, on world: ExplorerWorld, recorder: TraceRecorder,
+                               patience: Duration) async throws -> JournalReplay {
         var result = JournalReplay(divergence: nil, steps: 0, matchedObservations: 0, droppedPartialLine: journal.droppedPartialLine)
         var seen = 0
         var index = 0
         let items = journal.items
         while index < items.count {
             let item = items[index]
-            switch item.kind {
-            case .time(let duration):
-                await clock.advance(by: duration)
-                result.steps += 1
-            case .step(let name, let argument):
+            if case .step(let step) = item.kind {
                 // What the replay produced that the journal did not record before this step.
                 if recorder.entries.count > seen {
                     let extra = recorder.entries[seen]
@@ -56,16 +67,17 @@ extension SimulatedHost {
                     return result
                 }
                 do {
-                    try await perform(name, argument, line: item.line, makeDelegate: makeDelegate)
+                    guard let definition = steps.definition(named: step.name) else { throw ParsedJournal.unknownStep(step.name, line: item.line, steps: steps) }
+                    try await definition.perform(world, step.argument)
                 } catch let error as ApplicationError {
                     result.divergence = .init(line: item.line, expected: item.text, actual: "the host refused it: \(error)")
                     return result
+                } catch let error as StepArgumentError {
+                    throw JournalReplayError(line: item.line, message: "\(error)")
                 }
                 result.steps += 1
-            case .observation:
-                break
+                index += 1
             }
-            if case .observation = item.kind {} else { index += 1 }
             var expected: [JournalItem] = []
             while index < items.count, case .observation = items[index].kind {
                 expected.append(items[index])
@@ -92,12 +104,12 @@ extension SimulatedHost {
         return result
     }
 
-    /// Replays the journal in the file `url` (see ``replay(journal:patience:makeDelegate:)``).
-    /// - Throws: the file's read error, ``JournalReplayError``, and what `makeDelegate` throws.
-    public func replay(journal url: URL, patience: Duration = .seconds(30),
-                       makeDelegate: @MainActor () throws -> any ApplicationDelegate) async throws -> JournalReplay {
+    /// Replays the journal in the file `url` (see the variant that takes the journal's text).
+    /// - Throws: the file's read error, ``JournalReplayError``, and what `world` throws.
+    public static func replay(journal url: URL, steps: StepSet = .system + .signals(), patience: Duration = .seconds(30),
+                              world makeWorld: @MainActor () throws -> ExplorerWorld) async throws -> JournalReplay {
         let data = try Data(contentsOf: url)
-        return try await replay(journal: String(decoding: data, as: UTF8.self), patience: patience, makeDelegate: makeDelegate)
+        return try await replay(journal: String(decoding: data, as: UTF8.self), steps: steps, patience: patience, world: makeWorld)
     }
 
     /// Lets the app's work run until `recorder` holds `count` entries, or `patience` passes.
@@ -116,64 +128,13 @@ extension SimulatedHost {
             }
         }
     }
-
-    /// Runs one step of the journal: the host call its name maps to (the schedule's system steps).
-    private func perform(_ name: String, _ argument: String?, line: Int,
-                         makeDelegate: @MainActor () throws -> any ApplicationDelegate) async throws {
-        func required() throws(JournalReplayError) -> String {
-            guard let argument, !argument.isEmpty else { throw JournalReplayError(line: line, message: "'\(name)' needs an argument: \(name)(…)") }
-            return argument
-        }
-        switch name {
-        case "launch": try launch(delegate: makeDelegate())
-        case "launchInBackground": try launch(delegate: makeDelegate(), inBackground: true)
-        case "foreground": try moveToForeground()
-        case "background": try moveToBackground()
-        case "resign": try deactivate()
-        case "activate": try activate()
-        case "memoryWarning": try sendMemoryWarning()
-        case "reload": try send(.reloadConfiguration)
-        case "openURL":
-            let text = try required()
-            guard let url = URL(string: text) else { throw JournalReplayError(line: line, message: "openURL: '\(text)' is not a URL") }
-            try open(url)
-        case "continueActivity": try continueUserActivity(UserActivity(activityType: try required()))
-        case "quickAction":
-            let type = try required()
-            try send(.performShortcutItem(ShortcutItem(type: type, localizedTitle: type), scene: nil,
-                                          completion: Completion(event: "performShortcutItem", fallback: false)))
-        case "push":
-            try send(.remoteNotification(["aps": ["content-available": 1]], completion: Completion(event: "remoteNotification", fallback: .failed)))
-        case "fetch": try send(.backgroundFetch(completion: Completion(event: "backgroundFetch", fallback: .failed)))
-        case "localNotification": try deliverLocalNotification(LocalNotification(identifier: try required()))
-        case "connectScene": try connectScene()
-        case "disconnectScene":
-            guard let scene = application?.connectedScenes.last else {
-                throw ApplicationError(code: .notLaunched, event: "disconnectScene", state: application?.state ?? .notRunning)
-            }
-            try disconnectScene(scene)
-        case "terminate": try terminate()
-        case "signal":
-            // A process host's default signal table.
-            switch try required() {
-            case "SIGTERM", "SIGINT": try terminate()
-            case "SIGTSTP": try moveToBackground()
-            case "SIGCONT": try moveToForeground()
-            case "SIGHUP": try send(.reloadConfiguration)
-            case "SIGUSR1": try sendMemoryWarning()
-            case let other: throw JournalReplayError(line: line, message: "signal(\(other)): not in the process host's signal table (SIGTERM, SIGINT, SIGTSTP, SIGCONT, SIGHUP, SIGUSR1)")
-            }
-        default:
-            throw ParsedJournal.unknownStep(name, line: line)
-        }
-    }
 }
 
 /// One line of a journal that the replay acts on.
 struct JournalItem {
     enum Kind {
-        case time(Duration)
-        case step(String, String?)
+        /// A step, time steps among them (`+30s`).
+        case step(ExplorerStep)
         case observation(String)
     }
 
@@ -185,12 +146,13 @@ struct JournalItem {
 }
 
 /// A journal read into its steps and observations; comments and blank lines dropped, and a
-/// partial last line (no newline after it: the process was killed mid-write) left out.
+/// partial last line (no newline after it: the process was killed mid-write) left out. Steps are
+/// read as a ``Schedule`` reads them.
 struct ParsedJournal {
     var items: [JournalItem] = []
     var droppedPartialLine = false
 
-    init(_ text: String) throws(JournalReplayError) {
+    init(_ text: String, steps: StepSet) throws(JournalReplayError) {
         var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         if let last = lines.last {
             lines.removeLast()   // after the final newline: empty, or a partial line
@@ -205,48 +167,26 @@ struct ParsedJournal {
                 items.append(JournalItem(line: number, text: "= \(observation)", kind: .observation(observation)))
                 continue
             }
-            let step = Self.withoutComment(line)
-            if step.hasPrefix("+") {
-                guard let duration = Self.duration(step.dropFirst()) else {
-                    throw JournalReplayError(line: number, message: "'\(step)' is not a time step; write +<n>ms, +<n>s or +<n>m")
-                }
-                items.append(JournalItem(line: number, text: step, kind: .time(duration)))
-                continue
+            let text = Self.withoutComment(line)
+            let step: ExplorerStep
+            do { step = try Schedule.step(parsing: Substring(text), line: number) } catch {
+                throw JournalReplayError(line: number, message: "'\(text)' is not a step: \(error.problem)")
             }
-            let name = step.firstIndex(of: "(").map { String(step[..<$0]) } ?? step
-            guard Self.stepNames.contains(name) else { throw Self.unknownStep(name, line: number) }
-            if let open = step.firstIndex(of: "(") {
-                guard step.hasSuffix(")") else { throw JournalReplayError(line: number, message: "'\(step)': an argument ends with ')'") }
-                let name = String(step[..<open])
-                let argument = String(step[step.index(after: open)..<step.index(before: step.endIndex)])
-                items.append(JournalItem(line: number, text: step, kind: .step(name, argument)))
-            } else {
-                items.append(JournalItem(line: number, text: step, kind: .step(step, nil)))
-            }
+            guard steps.definition(named: step.name) != nil else { throw Self.unknownStep(step.name, line: number, steps: steps) }
+            items.append(JournalItem(line: number, text: text, kind: .step(step)))
         }
     }
 
-    /// The steps a journal may hold: the schedule's system steps.
-    static let stepNames: Set<String> = ["launch", "launchInBackground", "foreground", "background", "resign", "activate", "memoryWarning",
-                                         "reload", "openURL", "continueActivity", "quickAction", "push", "fetch", "localNotification",
-                                         "connectScene", "disconnectScene", "terminate", "signal"]
-
-    static func unknownStep(_ name: String, line: Int) -> JournalReplayError {
-        JournalReplayError(line: line, message: "unknown step '\(name)'; the steps are launch, launchInBackground, foreground, background, resign, activate, memoryWarning, reload, openURL(url), continueActivity(type), quickAction(type), push, fetch, localNotification(id), connectScene, disconnectScene, terminate, signal(SIGTERM)")
+    static func unknownStep(_ name: String, line: Int, steps: StepSet) -> JournalReplayError {
+        let known = steps.definitions.map { $0.name == ExplorerStep.timeName ? "+<time>" : $0.name }
+        return JournalReplayError(line: line, message: "unknown step '\(name)'; add its StepDefinition to the steps the replay is given (defined: \(known.joined(separator: ", ")))")
     }
 
-    /// The step without its comment: `#` after the argument's last `)`, or anywhere in a step without one.
+    /// The step without its comment: `#` after the argument's last `)`, or anywhere in a step
+    /// without one (an argument may hold `#`: a URL's fragment).
     static func withoutComment(_ line: String) -> String {
         let searchFrom = line.lastIndex(of: ")") ?? line.startIndex
         guard let hash = line[searchFrom...].firstIndex(of: "#") else { return line }
         return line[..<hash].trimmingCharacters(in: .whitespaces)
-    }
-
-    /// `250ms`, `30s`, `2m`.
-    static func duration(_ text: Substring) -> Duration? {
-        for (unit, make) in [("ms", Duration.milliseconds), ("s", Duration.seconds), ("m", { Duration.seconds($0 * 60) })] as [(String, (Int64) -> Duration)] {
-            if text.hasSuffix(unit), let value = Int64(text.dropLast(unit.count)), value >= 0 { return make(value) }
-        }
-        return nil
     }
 }

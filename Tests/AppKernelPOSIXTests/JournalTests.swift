@@ -129,17 +129,20 @@ struct JournalReplayTests {
         """
 
     @Test func aJournalReplaysToTheIdenticalTraceOnTheTestClock() async throws {
-        let clock = TestClock()
-        let replay = try await SimulatedHost(clock: clock).replay(journal: Self.journal) { JournalTestDelegate() }
+        var world: ExplorerWorld?
+        let replay = try await SimulatedHost.replay(journal: Self.journal) {
+            world = ExplorerWorld { _ in JournalTestDelegate() }
+            return world!
+        }
         #expect(replay.isIdentical, "\(replay)")
         #expect(replay.matchedObservations == 21)
-        #expect(clock.now.offset == .milliseconds(2_270))
+        #expect(world?.clock.now.offset == .milliseconds(2_270))
         #expect(replay.description == "identical (6 steps, 21 trace lines)")
     }
 
     @Test func aPartialLastLineIsLeftOutAndWhatTheKillCutIsNotCompared() async throws {
         let cut = Self.journal.prefix { $0 != "=" } + "= app.willFinishLaunching\n= app.didFinishLaun"
-        let replay = try await SimulatedHost().replay(journal: String(cut)) { JournalTestDelegate() }
+        let replay = try await SimulatedHost.replay(journal: String(cut)) { ExplorerWorld { _ in JournalTestDelegate() } }
         #expect(replay.isIdentical, "\(replay)")
         #expect(replay.droppedPartialLine)
         #expect(replay.matchedObservations == 1)
@@ -147,23 +150,30 @@ struct JournalReplayTests {
 
     @Test func theFirstDivergingLineIsNamedWithWhatWasExpectedAndWhatCame() async throws {
         let wrong = Self.journal.replacingOccurrences(of: "= app.didReceiveMemoryWarning", with: "= app.willTerminate")
-        let replay = try await SimulatedHost().replay(journal: wrong) { JournalTestDelegate() }
+        let replay = try await SimulatedHost.replay(journal: wrong) { ExplorerWorld { _ in JournalTestDelegate() } }
         #expect(replay.divergence == JournalReplay.Divergence(line: 26, expected: "= app.willTerminate", actual: "= app.didReceiveMemoryWarning"))
         #expect("\(replay)".hasPrefix("diverged at line 26: expected '= app.willTerminate', the replay gave '= app.didReceiveMemoryWarning'"))
     }
 
     @Test func aStepTheHostRefusesIsADivergenceAtItsLine() async throws {
         let twice = Self.journal + "background # SIGTSTP\n= scene-1.didEnterBackground\n"
-        let replay = try await SimulatedHost().replay(journal: twice) { JournalTestDelegate() }
+        let replay = try await SimulatedHost.replay(journal: twice) { ExplorerWorld { _ in JournalTestDelegate() } }
         #expect(replay.divergence?.line == 31)
         #expect(replay.divergence?.actual.hasPrefix("the host refused it") == true)
     }
 
+    @Test func aSignalStepRunsWhatTheHostsSignalTableMapsItTo() async throws {
+        let asSignals = Self.journal.replacingOccurrences(of: "memoryWarning # SIGUSR1", with: "signal(SIGUSR1)")
+            .replacingOccurrences(of: "background # SIGTSTP", with: "signal(SIGTSTP)")
+        let replay = try await SimulatedHost.replay(journal: asSignals) { ExplorerWorld { _ in JournalTestDelegate() } }
+        #expect(replay.isIdentical, "\(replay)")
+    }
+
     @Test func anUnknownStepIsRefusedWithItsLineAndTheStepsThereAre() async throws {
         await #expect {
-            _ = try await SimulatedHost().replay(journal: "launch\nsleep # nope\n") { JournalTestDelegate() }
+            _ = try await SimulatedHost.replay(journal: "launch\nsleep # nope\n") { ExplorerWorld { _ in JournalTestDelegate() } }
         } throws: { error in
-            "\(error)".hasPrefix("journal line 2: unknown step 'sleep'; the steps are launch")
+            "\(error)".hasPrefix("journal line 2: unknown step 'sleep'; add its StepDefinition") && "\(error)".contains("launch, launchInBackground")
         }
     }
 }

@@ -72,19 +72,14 @@ struct AccountsAppJournalTests {
         Console.isMuted = true
         let dataHome = try DataHome.forApp("AccountsApp", environment: environment).url
         let provider = try KeyProvider.keyFile(application: "AccountsApp", environment: environment)
-        let clock = TestClock()
-        let host = SimulatedHost(clock: clock)
-        var world: AccountsWorld?
-        host.beforeEachLaunch { application in world?.attach(to: application) }
-        let replay = try await host.replay(journal: journal) {
-            let made = try AccountsWorld.make(dataHome: dataHome, keyProvider: provider, options: Options([]))
-            world = made
-            return made.delegate
+        let accounts = try AccountsWorld.make(dataHome: dataHome, keyProvider: provider, options: Options([]))
+        // The journal's steps run through the explorer's step runner on a world of AccountsApp's
+        // app; the world is torn down at the end (the app terminated, its clock's waiters ended).
+        let replay = try await SimulatedHost.replay(journal: journal) {
+            let world = ExplorerWorld(expression: "AccountsApp") { _ in accounts.delegate }
+            world.host.beforeEachLaunch { accounts.attach(to: $0) }
+            return world
         }
-        // The app ends as the killed one could not: its stores closed, its lock released.
-        if let application = host.application, application.state != .terminated { try? host.terminate() }
-        // Nothing left waiting on the test clock (a task suspended forever is a leak).
-        _ = clock.cancelPending()
         return replay
     }
 
