@@ -2,7 +2,7 @@
 /// the identical trace, or the first journal line where the replay's trace differed.
 ///
 /// ```swift
-/// let replay = try await SimulatedHost().replay(journal: text) { AppDelegate() }
+/// let replay = try await SimulatedHost.replay(journal: text) { ExplorerWorld { _ in AppDelegate() } }
 /// #expect(replay.isIdentical, "\(replay)")
 /// ```
 public struct JournalReplay: Sendable, Hashable, CustomStringConvertible {

@@ -33,19 +33,19 @@ extension SimulatedHost {
     /// - Throws: ``JournalReplayError`` for a journal it cannot read (a line that is not a step,
     ///   a time step or an observation; a step `steps` does not define), and what `world` throws.
     public static func replay(journal text: String, steps: StepSet = .system + .signals(), patience: Duration = .seconds(30),
-                              world makeWorld: @MainActor () throws -> ExplorerWorld) async throws -> JournalReplay {
+                              world: @MainActor () throws -> ExplorerWorld) async throws -> JournalReplay {
         let journal = try ParsedJournal(text, steps: steps)
-        let world = try makeWorld()
-        world.steps = steps
+        let made = try world()
+        made.steps = steps
         let recorder = TraceRecorder(options: [.delegates, .system, .hookStops, .phases])
-        if let application = world.application { recorder.attach(to: application) }
-        world.host.beforeEachLaunch { recorder.attach(to: $0) }
+        if let application = made.application { recorder.attach(to: application) }
+        made.host.beforeEachLaunch { recorder.attach(to: $0) }
         do {
-            let result = try await replay(journal, steps: steps, on: world, recorder: recorder, patience: patience)
-            await world.tearDown()
+            let result = try await replay(journal, steps: steps, on: made, recorder: recorder, patience: patience)
+            await made.tearDown()
             return result
         } catch {
-            await world.tearDown()
+            await made.tearDown()
             throw error
         }
     }
@@ -107,9 +107,9 @@ extension SimulatedHost {
     /// Replays the journal in the file `url` (see the variant that takes the journal's text).
     /// - Throws: the file's read error, ``JournalReplayError``, and what `world` throws.
     public static func replay(journal url: URL, steps: StepSet = .system + .signals(), patience: Duration = .seconds(30),
-                              world makeWorld: @MainActor () throws -> ExplorerWorld) async throws -> JournalReplay {
+                              world: @MainActor () throws -> ExplorerWorld) async throws -> JournalReplay {
         let data = try Data(contentsOf: url)
-        return try await replay(journal: String(decoding: data, as: UTF8.self), steps: steps, patience: patience, world: makeWorld)
+        return try await replay(journal: String(decoding: data, as: UTF8.self), steps: steps, patience: patience, world: world)
     }
 
     /// Lets the app's work run until `recorder` holds `count` entries, or `patience` passes.
