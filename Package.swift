@@ -117,8 +117,10 @@ let package = Package(
                     swiftSettings: strictSettings),
         .testTarget(name: "AppKernelModulesTests", dependencies: ["AppKernelModules", "AppKernel", "AppKernelTesting"],
                     swiftSettings: strictSettings),
-        // Runs the examples' built executables and checks what they print.
-        .testTarget(name: "ExamplesTests", dependencies: ["ChildProcess", "LoopbackServer", "AccountsApp", "LifecycleTour", "ModularApp", "MultiOrgLogin"], exclude: ["Fixtures"],
+        // Runs the examples' built executables and checks what they print; replays AccountsApp's
+        // journal in-process on a SimulatedHost (so it links the app's module and the testing kit).
+        .testTarget(name: "ExamplesTests", dependencies: ["ChildProcess", "LoopbackServer", "AccountsApp", "LifecycleTour", "ModularApp", "MultiOrgLogin",
+                                                    "AppKernel", "AppKernelCore", "AppKernelTesting"], exclude: ["Fixtures"],
                     swiftSettings: strictSettings),
         .target(name: "LoopbackServer", dependencies: ["AppKernelCore"], path: "Tests/Support/LoopbackServer", swiftSettings: strictSettings),
         // The client; tests that need a server use the embedded org (or a loopback server).

@@ -37,7 +37,10 @@
 //      off and on, a FileLock update and a data-home check (FailClosedBenchmarks.swift);
 //  11. sealed at rest: a sealed SmartStore's upsert of 100k entries (--quick: 10k) and indexed
 //      queries beside a plain one's, Core's AES-256-GCM beside `openssl speed`, and a sealed
-//      credential file's open (SealedBenchmarks.swift).
+//      credential file's open (SealedBenchmarks.swift);
+//  12. the journal (APPKERNEL_JOURNAL): AccountsApp's launch with and without one, side by side,
+//      and its bytes per event (JournalBenchmarks.swift; needs `swift build -c release --product
+//      AccountsApp` first, else it says so and is skipped).
 //
 // The targets at the end are reported, never enforced: the run exits 0 whatever the timings.
 import AppKernel
@@ -89,6 +92,11 @@ enum AppKernelBenchmarks {
         if CommandLine.arguments.contains("--fail-closed") {           // section 10 alone
             print("machine: \(Machine.description); load average at start: \(Machine.loadAverage)\n")
             for (name, met) in try await FailClosedBenchmark.report(rounds: rounds) { print("  \(met ? "met " : "MISS") \(name)") }
+            return
+        }
+        if CommandLine.arguments.contains("--journal") {               // section 12 alone
+            print("machine: \(Machine.description); load average at start: \(Machine.loadAverage)\n")
+            for (name, met) in try await JournalBenchmark.report(rounds: rounds) { print("  \(met ? "met " : "MISS") \(name)") }
             return
         }
         if CommandLine.arguments.contains("--sealed") {                // section 11 alone
@@ -241,6 +249,9 @@ enum AppKernelBenchmarks {
 
         // 11. Sealed at rest: sealed store beside plain, the AEAD beside openssl speed, a credential open.
         targets += try await SealedBenchmark.report(quick: quick)
+
+        // 12. The journal: AccountsApp's launch with and without APPKERNEL_JOURNAL, bytes per event.
+        targets += try await JournalBenchmark.report(rounds: rounds)
 
         print("Targets (reported, never enforced):")
         for (name, met) in targets { print("  \(met ? "met " : "MISS") \(name)") }

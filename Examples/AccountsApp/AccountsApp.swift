@@ -27,8 +27,6 @@ enum AccountsApp {
             FileHandle.standardError.write(Data("\(error)\n".utf8))
             exit(64)
         }
-        let delegate = AppDelegate()
-        guard let manager = SDKManager.shared as? AccountsSDKManager else { fatalError("initializeSDK made another manager") }
         // The data home is checked like ssh's StrictModes: a linked, foreign or open folder is
         // refused with the fix, never followed or chmodded (AppKernelCore's DataHome).
         let dataDirectory: URL
@@ -52,51 +50,14 @@ enum AccountsApp {
             exit(1)
         }
         Console.say("master key: \(keyRing.provider)")
-        let passcodes = PasscodePrompt()
-        var embeddedOrg: EmbeddedOrg?
         do {
-            let transport: any HTTPTransport
-            if let loginHost = options.loginHost, let clientID = options.clientID {
-                manager.org = .real(loginHost: loginHost, clientID: clientID, redirectURI: options.redirectURI)
-                transport = SocketTransport()
-            } else {
-                // The embedded org keeps its records and refresh tokens beside the app's data, so a
-                // relaunch finds what the last run left on the "server".
-                let org = EmbeddedOrg.sample()
-                let orgFolder = dataDirectory.appendingPathComponent("embedded-org")
-                // Its state is sealed with the data home's global key (a plain org.json of an
-                // earlier version is sealed on this read).
-                if EmbeddedOrg.hasPersistedState(in: orgFolder) { try org.restore(from: orgFolder, keyRing: keyRing) }
-                manager.org = .embedded(org)
-                embeddedOrg = org
-                transport = org
-                Console.say("using the embedded org (\(org.users.map(\.username).joined(separator: ", "))) — no network")
-            }
-            // Users are remembered: their credentials live under the data home, the current user too.
-            let accounts = try UserAccountManager(store: FileCredentialStore(root: dataDirectory.appendingPathComponent("accounts"), keyRing: keyRing), transport: transport)
-            manager.transport = transport
-            manager.dataDirectory = dataDirectory
-            // Everything under the data home is sealed with keys wrapped by a master key kept apart
-            // from it, in $XDG_CONFIG_HOME/AccountsApp/master.key (made on first use).
-            manager.keyRing = keyRing
-            // One instance a data home: a second one is refused ("already running as pid N with
-            // data home …") and the host ends it with exit status 75.
-            manager.requiresSingleInstance = true
-            manager.accountManager = accounts
-            // The embedded org approves at once; a real org shows its login page in the browser
-            // (or, with --device, a code to enter on another device).
-            manager.loginMethod = options.loginHost == nil ? .autoApprove() : options.deviceFlow ? .deviceFlow : .loopback()
-            manager.configDirectory = Bundle.module.url(forResource: "Resources", withExtension: nil)
-            manager.passcodeProvider = passcodes
-            // The passcode protects the app across launches: its hash lives beside the users.
-            manager.passcode.store = FilePasscodeStore(url: dataDirectory.appendingPathComponent("passcode.json"), keyRing: keyRing)
-            manager.rootControllerFactory = { user in AccountsListController(user: user, manager: manager) }
-            manager.launchErrorHandler = { error in Console.say("launch error: \(error.summary)") }
-
+            // The app itself (delegate, SDK manager, org, stores): AccountsWorld.swift.
+            let world = try AccountsWorld.make(dataHome: dataDirectory, keyRing: keyRing, options: options)
+            let (manager, embeddedOrg, passcodes) = (world.manager, world.embeddedOrg, world.passcodes)
             let configuration = ProcessHost.Configuration(arguments: options.launchArguments,
                                                           log: StandardErrorLogHandler(minimumLevel: .warning))
-            let host = try ProcessHost(delegate: delegate, configuration: configuration)
-            manager.attach(to: host.application)
+            let host = try ProcessHost(delegate: world.delegate, configuration: configuration)
+            world.attach(to: host.application)
             let driver = Driver(host: host, manager: manager, passcodes: passcodes)
             let script = Task { options.interactive ? await driver.runInteractive() : await driver.runTour() }
             let hostStatus = await host.run()

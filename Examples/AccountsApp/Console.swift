@@ -6,8 +6,13 @@ import Foundation
 enum Console {
     private static let start = ContinuousClock.now
 
+    /// Whether ``say(_:)`` prints nothing: a test that runs the app in its own process
+    /// (replaying a journal) keeps its output quiet.
+    static var isMuted = false
+
     /// Prints `text` as one timeline line: `   12.3 ms  text`.
     static func say(_ text: String) {
+        guard !isMuted else { return }
         let origin = start
         let elapsed = milliseconds(ContinuousClock.now - origin)
         // A line said while a prompt waits for input (an event, a sync finishing) ends the

@@ -36,7 +36,8 @@ struct Options {
           launch flags (passed to the process host): --background, --open-url URL, --source-app NAME,
                          --shortcut TYPE, --user-activity TYPE, --location, --fetch
         environment: APPKERNEL_TRACE=launch.json writes the launch timeline (Chrome trace); set but
-                     empty, it is refused
+                     empty, it is refused; APPKERNEL_JOURNAL=run.journal records every external event
+                     (signals, memory pressure) and the trace it produced, for SimulatedHost.replay(journal:)
         data and key: the data lives in $XDG_DATA_HOME/AccountsApp (else ~/.local/share/AccountsApp),
                      sealed with a master key kept apart from it, in the key file
                      $XDG_CONFIG_HOME/AccountsApp/master.key (else ~/.config/AccountsApp; 0600, made

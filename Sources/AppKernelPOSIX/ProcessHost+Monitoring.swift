@@ -29,7 +29,7 @@ extension ProcessHost {
                 guard let self else { return }
                 if monitor.check(at: start.duration(to: clock.now)) {
                     self.configuration.log.log(.warning, "memory pressure: sending a memory warning")
-                    _ = try? self.application.handle(.memoryWarning)
+                    _ = try? self.journaled("memoryWarning", comment: "memory pressure") { try self.application.handle(.memoryWarning) }
                 }
             }
         })

@@ -136,6 +136,8 @@ public final class ProcessHost {
     private var toleratedErrors = 0
     /// Whether the launch (and its gates) is over.
     private var launchOver = false
+    /// The journal `APPKERNEL_JOURNAL` asks for (ProcessHost+Journal.swift).
+    var journal: ProcessJournal?
 
     /// What the signal queue and the main actor share.
     struct SharedState {
@@ -183,12 +185,16 @@ public final class ProcessHost {
     /// `APPKERNEL_TRACE` is not set.
     public internal(set) var timelineExport: TimelineExport?
 
-    /// Checks the host's environment variables before anything runs: an `APPKERNEL_TRACE` that is
-    /// set must name a file.
+    /// Checks the host's environment variables before anything runs: an `APPKERNEL_TRACE` (the
+    /// launch timeline) or `APPKERNEL_JOURNAL` (the journal of external events, which
+    /// AppKernelTesting's `SimulatedHost.replay(journal:)` replays) that is set must name a file.
     /// - Throws: ``EnvironmentError`` naming the variable.
     public static func checkEnvironment(_ environment: [String: String]) throws(EnvironmentError) {
         if let trace = environment["APPKERNEL_TRACE"], trace.trimmingCharacters(in: .whitespaces).isEmpty {
             throw EnvironmentError(name: "APPKERNEL_TRACE", message: "set but empty; give it the path of the trace file to write, or unset it")
+        }
+        if let journal = environment["APPKERNEL_JOURNAL"], journal.trimmingCharacters(in: .whitespaces).isEmpty {
+            throw EnvironmentError(name: "APPKERNEL_JOURNAL", message: "set but empty; give it the path of the journal file to write, or unset it")
         }
     }
 
@@ -204,6 +210,7 @@ public final class ProcessHost {
                                        clock: ContinuousClock(), configuration: configuration.application)
         self.systemd = SystemdNotifier(environment: configuration.environment)
         timeline.record(application)
+        journal = try Self.openJournal(configuration: configuration, application: application)
         unhandledErrorObservation = application.observeUnhandledErrors { [weak self] in self?.heard($0) }
         // Kept: a dropped token would stop the observer at once.
         let systemd = self.systemd
@@ -220,7 +227,9 @@ public final class ProcessHost {
         await installSignalHandlers()
         let launchStart = application.uptime
         do {
-            try application.handle(.launch(launchArguments.options, inBackground: launchArguments.inBackground))
+            _ = try journaled(launchArguments.inBackground ? "launchInBackground" : "launch") {
+                try application.handle(.launch(launchArguments.options, inBackground: launchArguments.inBackground))
+            }
         } catch {
             configuration.log.log(.error, "the launch was refused: \(error)")
             settleReadiness(false)
@@ -236,7 +245,7 @@ public final class ProcessHost {
             systemd?.notify("STATUS=launch failed: \(endingError.subject)")
             settleReadiness(false)
             configuration.log.log(.error, "the launch failed (\(endingError.subject)) after \(application.uptime - launchStart); ending with exit status \(endingError.exitStatus)")
-            terminate()
+            terminate(cause: "the launch failed")
             return finish()
         }
         systemd?.notify("READY=1")
@@ -259,6 +268,7 @@ public final class ProcessHost {
     private func finish() -> Int32 {
         for task in backgroundTasks { task.cancel() }
         for source in sources { source.cancel() }
+        journal?.finish()
         return endingError?.exitStatus ?? 0
     }
 
@@ -277,7 +287,7 @@ public final class ProcessHost {
         }
         guard endingError == nil else { return }
         endingError = report
-        if launchOver { terminate() }
+        if launchOver { terminate(cause: "unhandled error in \(report.subject)") }
     }
 
     /// Waits until the host has launched the application and every launch gate has opened — the
@@ -349,7 +359,7 @@ public final class ProcessHost {
                 }
                 if count > 1 && terminating { forceExit(state: state, reason: "a second SIGINT") }
             }
-            Task { @MainActor in host.host?.perform(action) }
+            Task { @MainActor in host.host?.perform(action, signal: number) }
         }
     }
 
@@ -360,26 +370,30 @@ public final class ProcessHost {
         init(_ host: ProcessHost) { self.host = host }
     }
 
-    private func perform(_ action: SignalAction) {
+    private func perform(_ action: SignalAction, signal number: Int32) {
+        let name = Self.signalName(number)
         switch action {
-        case .terminate: terminate()
+        case .terminate: terminate(cause: name)
         case .backgroundAndStop:
-            _ = try? application.handle(.enterBackground(scene: nil))
+            _ = try? journaled("background", comment: name) { try application.handle(.enterBackground(scene: nil)) }
             configuration.log.log(.info, "stopped (SIGTSTP)")
             kill(getpid(), SIGSTOP)
         case .foreground:
             if application.state == .background || application.state == .suspended {
-                _ = try? application.handle(.enterForeground(scene: nil))
+                _ = try? journaled("foreground", comment: name) { try application.handle(.enterForeground(scene: nil)) }
             }
         case .reloadConfiguration:
-            Task { await reloadConfiguration() }
+            Task { await reloadConfiguration(signal: name) }
         case .memoryWarning:
-            _ = try? application.handle(.memoryWarning)
+            _ = try? journaled("memoryWarning", comment: name) { try application.handle(.memoryWarning) }
         }
     }
 
     /// Terminates gracefully, with the deadline enforced off the main actor.
-    public func terminate() {
+    public func terminate() { terminate(cause: "ProcessHost.terminate()") }
+
+    /// Terminates gracefully; `cause` (a signal, an unhandled error) is the journal's comment.
+    func terminate(cause: String) {
         let alreadyTerminating = state.withLock { shared in
             defer { shared.terminating = true }
             return shared.terminating
@@ -392,7 +406,7 @@ public final class ProcessHost {
         DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(nanoseconds)) { [state] in
             Self.forceExit(state: state, reason: "the termination deadline of \(deadline)")
         }
-        _ = try? application.handle(.terminate)
+        _ = try? journaled("terminate", comment: cause) { try application.handle(.terminate) }
         state.withLock { $0.currentStep = "terminated" }
         terminated?.resume()
         terminated = nil
@@ -406,11 +420,11 @@ public final class ProcessHost {
         _exit(1)
     }
 
-    private func reloadConfiguration() async {
+    private func reloadConfiguration(signal: String) async {
         systemd?.notify("RELOADING=1")
         configuration.log.log(.info, "reloading configuration (SIGHUP)")
         let known = application.diagnostics.count
-        _ = try? application.handle(.reloadConfiguration)
+        _ = try? journaled("reload", comment: signal) { try application.handle(.reloadConfiguration) }
         for diagnostic in application.diagnostics.dropFirst(known) where diagnostic.kind == .reloadFailed {
             configuration.log.log(.error, diagnostic.message)
         }

@@ -100,13 +100,11 @@ public final class TraceRecorder {
     /// Forgets what was recorded.
     public func clear() { entries.removeAll() }
 
-    /// The line for one step: `<stage>.<event>`, scene events as `<scene id>.<event>`.
+    /// The line for one step: `<stage>.<event>`, scene events as `<scene id>.<event>` — the
+    /// kernel's own text (`PipelineStage.traceLine(for:)`), which the process host's journal
+    /// writes too.
     public static func line(_ stage: PipelineStage, _ event: LifecycleEvent) -> String {
-        let raw = event.name.rawValue
-        guard raw.hasPrefix("scene"), let scene = event.sceneID else { return "\(stage).\(event)" }
-        let short = raw.dropFirst("scene".count)
-        let name = short.prefix(1).lowercased() + short.dropFirst()
-        return stage == .sceneDelegate(scene) ? "\(scene).\(name)" : "\(stage).\(scene).\(name)"
+        stage.traceLine(for: event)
     }
 
     private func records(_ stage: PipelineStage) -> Bool {
