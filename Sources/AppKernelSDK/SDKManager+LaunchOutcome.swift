@@ -30,6 +30,15 @@ extension SDKManager {
         }
     }
 
+    /// The last launch's failure — from the moment its engine failed, before ``launch()``
+    /// resumes to record it (a main-actor turn later: a user change arriving in between must
+    /// not build a root after a failed launch); `nil` when it did not fail.
+    var failedLaunch: LaunchError? {
+        if case .failure(let error) = lastOutcome { return error }
+        if launchAwaitingOutcome, !launchState.isRunning, let failure = launchEngine.lastFailure { return LaunchError(failure) }
+        return nil
+    }
+
     // MARK: Settings without effect
 
     /// Reports, as the application's ``Diagnostic/Kind/settingIgnored`` diagnostics, config files

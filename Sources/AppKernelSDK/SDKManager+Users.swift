@@ -76,7 +76,7 @@ extension SDKManager {
             rootBuilt = launchState == .finished
         }
         // A failed launch is the answer: no login, no root, until a launch succeeds.
-        if case .failure(let error) = lastOutcome { throw error }
+        if let error = failedLaunch { throw error }
         if let current = accountManager?.currentAccount { return (current, rootBuilt) }
         if let inFlight = loginTask { return (try await inFlight.value, true) }
         let task = Task { @MainActor () throws -> UserAccount in

@@ -137,6 +137,8 @@ open class SDKManager {
     /// How the last launch ended (`nil` before one ended): what ``launchFinished()`` answers,
     /// and — a failure — what keeps the root from being built until a launch succeeds.
     var lastOutcome: Result<LaunchResult, LaunchError>?
+    /// Whether ``launch()`` runs and has not recorded its outcome yet.
+    var launchAwaitingOutcome = false
     /// The automatic launch started when the application finished launching, if any.
     public internal(set) var automaticLaunch: Task<Void, Never>?
     /// The auth and root-controller phases running again after the last user logged out, if any.
@@ -256,6 +258,8 @@ open class SDKManager {
         flags = []
         let storesBefore = stores.snapshot
         showPlaceholder()
+        launchAwaitingOutcome = true
+        defer { launchAwaitingOutcome = false }
         do throws(LaunchError) {
             try takeInstanceLockIfRequired()
             try requireKeyRing()
@@ -370,7 +374,7 @@ open class SDKManager {
     /// template's `loginIfRequired { _ in setupRootViewController() }` calls it whatever the
     /// outcome), until a launch succeeds.
     open func setupRootController() throws {
-        if !launchState.isRunning, case .failure(let error) = lastOutcome { throw error }
+        if !launchState.isRunning, let error = failedLaunch { throw error }
         // Once per user change, whoever asks (the template's user-change block asks too).
         if let pending = rootRebuildPending {
             guard pending else { return }

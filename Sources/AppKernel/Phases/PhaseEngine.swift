@@ -91,6 +91,9 @@ public final class PhaseEngine<Phase: HookPoint> {
     public var defaultDeadline: Duration?
     /// Where the engine is.
     public private(set) var state: State = .idle
+    /// The failure of the last run, set with ``state`` when a phase fails (the run's caller
+    /// hears it a main-actor turn later); cleared when a run starts.
+    package private(set) var lastFailure: PhaseError?
     /// Each phase of the last run, with its times.
     public private(set) var timeline: [Record] = []
     /// Runs in place of each phase's hooks and body when set — the SDK manager's overridable
@@ -169,6 +172,7 @@ public final class PhaseEngine<Phase: HookPoint> {
         let run = Run(payload: payload, hooks: hooks, application: application, now: now, completion: completion)
         self.run = run
         timeline = []
+        lastFailure = nil
         state = selected.first.map { .running($0.phase) } ?? .finished
         advance(run, selected[...])
     }
@@ -294,9 +298,11 @@ public final class PhaseEngine<Phase: HookPoint> {
     }
 
     private func fail(_ step: Step, _ cause: PhaseError.Cause, _ run: Run) {
+        let failure = PhaseError(engine: name, phase: step.phase.hookPointName, cause: cause)
         state = .failed(step.phase)
+        lastFailure = failure
         run.application?.observe(.phases(name), .phaseEnded(step.phase.hookPointName))
-        complete(run, PhaseError(engine: name, phase: step.phase.hookPointName, cause: cause))
+        complete(run, failure)
     }
 
     private func finish(_ run: Run) {

@@ -174,6 +174,12 @@ open class SDKWorld: ExplorerWorld {
         super.activity + [rootBuilds.count, userChanges.count, passcodes.prompts.count, accounts.loginCount, "\(manager.launchState)".hashValue]
     }
 
+    /// The SDK's launch (or re-authentication, or unlock) runs only while it waits for a login
+    /// or a passcode a step must give.
+    open override var isQuiescent: Bool {
+        !manager.launchState.isRunning || accounts.waitingLogins > 0 || passcodes.isWaiting
+    }
+
     open override func tearDown() async {
         manager.stop()
         while passcodes.answer(nil) {}

@@ -42,7 +42,7 @@ open class ExplorerWorld {
     /// app hands to tasks (an SDK manager's launch phases). It stops earlier, after a yield in
     /// which nothing observable (``activity``) changed. A world whose app does all its work in
     /// its callbacks can set it to 0, which makes exploring it several times faster.
-    public var settleYields = 64
+    public var settleYields = 256
     /// Every completion a step handed the app (a push, a fetch, a quick action), oldest first.
     public private(set) var completions: [PendingCompletion] = []
     /// The tasks given to ``track(_:named:)``, oldest first.
@@ -163,11 +163,17 @@ open class ExplorerWorld {
             await Task.yield()
             let now = activity
             quiet = now == last ? quiet + 1 : 0
-            if quiet == Self.quietYields { break }
             last = now
+            if quiet >= Self.quietYields, isQuiescent { break }
         }
         noteStepEnded()
     }
+
+    /// Whether the app's known work waits only on what a step must do (a held login, a passcode
+    /// prompt, the clock): ``settle()`` yields on while it is not. Here: no more tracked work
+    /// runs than sleeps on the clock. Subclasses add what their work waits on (an SDK manager's
+    /// launch).
+    open var isQuiescent: Bool { trackedWork.count(where: { !$0.isDone }) <= clock.sleeperCount }
 
     /// How many yields in a row with nothing changed end ``settle()``.
     static let quietYields = 3

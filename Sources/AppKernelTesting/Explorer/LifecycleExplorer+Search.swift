@@ -12,7 +12,9 @@ public struct ExplorationReport: Sendable, CustomStringConvertible {
     public var exhaustedDepth: Int?
     /// How many random walks ran.
     public var walks: Int
-    /// Steps that threw although enabled, counted (the first is kept in ``firstRefusedStep``).
+    /// Schedules in which a step threw although enabled, or was not enabled where an earlier run
+    /// of the same steps had it enabled — a sign the app's work depends on something other than
+    /// the steps (the first is kept in ``firstRefusedStep``). Their states are not explored.
     public var refusedSteps: Int
     /// The first step that threw although enabled, with its schedule.
     public var firstRefusedStep: String?
@@ -49,7 +51,7 @@ public struct Violation: Sendable, CustomStringConvertible {
 
     /// The invariant, the message, the schedule and the test.
     public var description: String {
-        "\(invariant) violated: \(message)\nschedule: \(schedule)\n\(printedTest)"
+        "\(invariant) violated: \(message)\nschedule: \(schedule)" + (original == schedule ? "" : " (shrunk from: \(original))") + "\n\(printedTest)"
     }
 }
 
@@ -98,7 +100,7 @@ extension LifecycleExplorer {
                         let run = try await explorer.run(schedule, world: explorer.world, mode: .explore)
                         count(run, schedule)
                         if let finding = run.violations.first { return (schedule, finding) }
-                        if visited[run.fingerprint] == nil {
+                        if run.refusedSteps.isEmpty, visited[run.fingerprint] == nil {
                             visited[run.fingerprint] = level
                             next.append((schedule, run.enabled))
                         }
@@ -121,7 +123,7 @@ extension LifecycleExplorer {
                 count(run, run.schedule)
                 walks += 1
                 if let finding = run.violations.first { return (run.schedule, finding) }
-                if visited[run.fingerprint] == nil { visited[run.fingerprint] = run.schedule.steps.count }
+                if run.refusedSteps.isEmpty, visited[run.fingerprint] == nil { visited[run.fingerprint] = run.schedule.steps.count }
             }
             return nil
         }

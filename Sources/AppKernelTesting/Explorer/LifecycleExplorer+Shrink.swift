@@ -8,7 +8,7 @@ extension LifecycleExplorer {
         var schedule = original
         var message = finding.message
         func stillFails(_ candidate: Schedule) async throws -> String? {
-            let run = try await self.run(candidate, world: world, mode: .replay)
+            let run = try await self.run(candidate, world: world, mode: .shrink)
             guard run.refusedSteps.isEmpty else { return nil }
             return run.violations.first { $0.invariant == finding.invariant }?.message
         }

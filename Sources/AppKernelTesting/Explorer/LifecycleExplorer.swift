@@ -87,6 +87,8 @@ public final class LifecycleExplorer {
         case explore
         /// Replaying: run every step; collect every invariant's first violation.
         case replay
+        /// Shrinking: as replaying, but a step not enabled where it comes is refused (not run).
+        case shrink
     }
 
     /// What one run found.
@@ -124,6 +126,12 @@ public final class LifecycleExplorer {
                 }
                 let index = run.schedule.steps.count
                 run.schedule.steps.append(step)
+                if mode != .replay, !definition.isEnabled(world, step.argument) {
+                    // Exploring, a step the last run of this prefix had enabled: the app is not
+                    // deterministic (its work depends on something other than the steps).
+                    run.refusedSteps.append(ReplayResult.RefusedStep(index: index, step: step, error: "not enabled here"))
+                    return
+                }
                 do {
                     try await definition.perform(world, step.argument)
                 } catch {
@@ -137,7 +145,7 @@ public final class LifecycleExplorer {
             }
             for step in schedule.steps {
                 try await take(step)
-                if mode == .explore, !run.violations.isEmpty { break }
+                if mode != .replay, !run.violations.isEmpty || !run.refusedSteps.isEmpty { break }
             }
             if let walk {
                 for _ in 0..<walk.steps where run.violations.isEmpty {
@@ -146,11 +154,12 @@ public final class LifecycleExplorer {
                     try await take(choices[Int(walk.generator.next() % UInt64(choices.count))])
                 }
             }
-            if mode == .explore, run.violations.isEmpty {
+            let refused = mode != .replay && !run.refusedSteps.isEmpty
+            if mode == .explore, run.violations.isEmpty, !refused {
                 run.fingerprint = world.fingerprint().joined(separator: "\n")
                 run.enabled = enabled()
             }
-            if mode == .replay || run.violations.isEmpty {
+            if mode == .replay || (run.violations.isEmpty && !refused) {
                 await world.finish()
                 check(nil, after: nil)
             }

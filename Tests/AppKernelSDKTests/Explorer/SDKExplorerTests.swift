@@ -82,6 +82,22 @@ struct SDKExplorerTests {
         #expect(try await explorer.replay(found.schedule, world: { try EagerRecordsApp.makeWorld(showsAtLaunch: false) }).holds)
     }
 
+    /// Found by the explorer (its runs of `launch; passcode(abandon); switchUser(005B)` differed
+    /// under load): the launch engine marks its phase failed a main-actor turn before `launch()`
+    /// records the failure, and a user change in that turn built the new user's root after a
+    /// failed launch. This test switches in exactly that turn.
+    @Test(.appKernel) @MainActor
+    func aUserChangeRightAfterAFailedLaunchBuildsNoRoot() async throws {
+        let world = try FixedLockoutApp.makeWorld(users: 2)
+        try world.launch(); await world.settle()
+        world.answerPasscode(nil)
+        for _ in 0..<1_000 where world.manager.launchState.failedPhase == nil { await Task.yield() }
+        #expect(world.manager.launchState.failedPhase == .passcode)
+        try world.switchUser("005B"); await world.settle()
+        #expect(world.rootBuilds.isEmpty)
+        #expect(world.violation(of: .noOtherUsersData) == nil)
+    }
+
     @Test func theFixedAppsHoldEveryInvariantToDepthFour() async throws {
         for world in [{ try FixedLockoutApp.makeWorld(users: 2) }, { try RecentRecordsApp.makeWorld(readsPrevious: false) },
                       { try EagerRecordsApp.makeWorld(showsAtLaunch: false) }] as [LifecycleExplorer.WorldFactory] {
