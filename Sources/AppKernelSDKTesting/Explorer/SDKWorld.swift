@@ -39,10 +39,11 @@ open class SDKWorld: ExplorerWorld {
     public var screenShows: (@MainActor () -> [UserAccountIdentity])?
     /// Every root the manager's factory built, oldest first, and for whom.
     public private(set) var rootBuilds: [(root: ObjectIdentifier, user: UserAccountIdentity?)] = []
-    /// Every user change the manager delivered, oldest first, with the roots built after it
-    /// (until the next change or launch).
+    /// Every user change the manager delivered, oldest first, with the roots built for it: in the
+    /// step it came in (a root built later — the template's rebuild at every foreground — is not
+    /// the change's).
     public private(set) var userChanges: [(change: UserChange, rootsBuilt: Int)] = []
-    /// Whether the last user change still counts the roots built (no launch since).
+    /// Whether the last user change still counts the roots built (its step has not settled).
     private var countingRootBuilds = false
     /// Whether the passcode locked every user out (too many wrong answers, a damaged record) and
     /// nobody logged in since: no user's data may show.
@@ -179,6 +180,8 @@ open class SDKWorld: ExplorerWorld {
     open override var isQuiescent: Bool {
         !manager.launchState.isRunning || accounts.waitingLogins > 0 || passcodes.isWaiting
     }
+
+    open override func stepDidSettle() { countingRootBuilds = false }
 
     open override func tearDown() async {
         manager.stop()

@@ -54,6 +54,7 @@ open class ExplorerWorld {
     /// Whether ``finish()`` ran.
     public private(set) var isFinished = false
     private var observations: [ListenerToken] = []
+    private var tearDowns: [@MainActor () -> Void] = []
     /// The applications that heard `willTerminate`.
     private var toldToTerminate: Set<ObjectIdentifier> = []
     /// How many pipeline steps the apps of this world took.
@@ -167,7 +168,12 @@ open class ExplorerWorld {
             if quiet >= Self.quietYields, isQuiescent { break }
         }
         noteStepEnded()
+        stepDidSettle()
     }
+
+    /// Called at the end of every ``settle()`` — once a step's work has run: subclasses close
+    /// what they count per step (the SDK world, the roots built for a user change).
+    open func stepDidSettle() {}
 
     /// Whether the app's known work waits only on what a step must do (a held login, a passcode
     /// prompt, the clock): ``settle()`` yields on while it is not. Here: no more tracked work
@@ -219,18 +225,28 @@ open class ExplorerWorld {
         await advance(by: horizon + .seconds(1))
     }
 
-    /// Ends what the world started: terminates a running app and ends every wait on its clock.
+    /// Ends what the world started: terminates a running app, ends every wait on its clock and
+    /// runs what ``onTearDown(_:)`` added (a temporary folder removed).
     open func tearDown() async {
         if endNow() > 0 { await settle() }
     }
 
-    /// Terminates a running app and ends every wait on the clock; answers how many sleepers woke.
+    /// Adds work for the world's end, newest first: what the world made outside itself (a
+    /// temporary data home to remove). A printed test's world ends with its test.
+    public func onTearDown(_ body: @escaping @MainActor () -> Void) { tearDowns.append(body) }
+
+    /// Terminates a running app, ends every wait on the clock and runs the tear-down work;
+    /// answers how many sleepers woke.
     @discardableResult
     func endNow() -> Int {
         if let application, application.state != .terminated, application.state != .notRunning {
             try? host.terminate()
         }
-        return clock.cancelPending().sleepers
+        let woken = clock.cancelPending().sleepers
+        let ends = tearDowns
+        tearDowns.removeAll()
+        for end in ends.reversed() { end() }
+        return woken
     }
 
     // MARK: What invariants read
