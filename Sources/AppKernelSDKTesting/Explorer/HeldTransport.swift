@@ -137,6 +137,14 @@ public final class HeldTransport: HTTPTransport {
         while let first = held.first { fail(with: Self.connectionError(for: first.request)) }
     }
 
+    /// Fails every held request as `SocketTransport` fails one whose answer does not come in
+    /// time: `OAuthError.timedOut`.
+    public func timeOutAll() {
+        while let first = held.first {
+            fail(with: OAuthError.timedOut("\(first.summary): no answer in time (a test ended while it waited)"))
+        }
+    }
+
     /// Brings the network back up.
     public func up() { isDown = false }
 

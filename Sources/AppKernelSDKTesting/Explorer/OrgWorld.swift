@@ -206,10 +206,21 @@ open class OrgWorld: SDKWorld {
             && trackedWork.count(where: { !$0.isDone }) <= clock.sleeperCount + network.held.count
     }
 
-    /// Fails every held request (nothing waits after the world) and keeps the network down, then
-    /// ends what ``SDKWorld`` ends.
+    /// Ends the run as ``ExplorerWorld/finish()`` does, after every held request timed out (as
+    /// a real transport's request does when no answer comes): at the end, every request has
+    /// ended.
+    open override func finish() async {
+        guard !isFinished else { return }
+        network.timeOutAll()
+        await settle()
+        await super.finish()
+    }
+
+    /// Fails every held request (nothing waits after the world) and keeps the network down, lets
+    /// the work waiting on them end, then ends what ``SDKWorld`` ends.
     open override func tearDown() async {
         network.down()
+        await settle()
         await super.tearDown()
     }
 }
