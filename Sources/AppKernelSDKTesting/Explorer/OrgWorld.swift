@@ -78,6 +78,9 @@ open class OrgWorld: SDKWorld {
         try super.init(expression: expression, manager: manager, users: users, passcode: passcode, maximumAttempts: maximumAttempts,
                        configuration: configuration, delegate: delegate)
         network.onAnswer = { [weak self] response, user in self?.noteServed(response, to: user) }
+        // A REST client finishes off the main actor (its token state is an actor of its own): under
+        // load that takes many main-actor yields, and settling stops early only once quiescent.
+        settleYields = Self.settleYieldsForRequests
         installClients()
         host.beforeEachLaunch { [weak self] _ in self?.installClients() }
         accountObservation = accounts.observe { [weak self] event in
@@ -86,6 +89,10 @@ open class OrgWorld: SDKWorld {
             if reason == .tokenExpired { tokenExpiredLogouts.append(identity.userID) }
         }
     }
+
+    /// How many main-actor yields ``ExplorerWorld/settle()`` may take here: plenty, since it
+    /// stops as soon as nothing moves and the world ``isQuiescent``.
+    public static let settleYieldsForRequests = 10_000
 
     /// Hands the current manager the users' clients (a relaunch makes a new manager).
     private func installClients() {

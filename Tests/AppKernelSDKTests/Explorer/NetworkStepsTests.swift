@@ -141,7 +141,10 @@ struct NetworkStepsTests {
     @Test func findsAPageWrittenIntoTheUserWhoIsCurrentWhenItArrives() async throws {
         let explorer = LifecycleExplorer(world: { try CachedAccountsApp.makeWorld(writesToCurrentUser: true) },
                                          steps: .system + .sdk() + .network)
-        let found = try #require(try await explorer.check(depth: 6, budget: .seconds(60)).firstViolation)
+        // A budget of schedules, not time: the search covers the same schedules under any load.
+        let report = try await explorer.check(depth: 6, budget: .schedules(20_000))
+        let found = try #require(report.firstViolation)
+        print("foreign page found:", report.schedules, "schedules,", report.distinctStates, "states,", report.elapsed)
         #expect(found.invariant == .noOtherUsersData)
         #expect(found.schedule.description == "launch; request; switchUser(005B); syncPage(ok)")
         #expect(found.printedTest == """
@@ -186,7 +189,7 @@ struct NetworkStepsTests {
     @Test func theFixedAppHoldsEveryInvariantToDepthFour() async throws {
         let report = try await LifecycleExplorer(world: { try CachedAccountsApp.makeWorld(writesToCurrentUser: false) },
                                                  steps: .system + .sdk() + .network)
-            .check(depth: 4, budget: .seconds(300), walkDepth: 0)
+            .check(depth: 4, budget: .schedules(100_000), walkDepth: 0)
         #expect(report.firstViolation == nil, "\(report)")
         #expect(report.exhaustedDepth == 4)
         print("fixed network app:", report)
