@@ -25,7 +25,7 @@ import Foundation
 ///
 /// The `request` step calls ``requestAction`` — the app's own code for a tap on refresh, which
 /// sends through `SDKManager.shared.restClientForCurrentUser()` and tracks its task with
-/// ``ExplorerWorld/track(_:named:)`` — or, when the app sets none, sends ``query`` itself.
+/// `ExplorerWorld.track(_:named:)` — or, when the app sets none, sends ``query`` itself.
 @MainActor
 open class OrgWorld: SDKWorld {
     /// The org the users' requests reach.
@@ -90,7 +90,7 @@ open class OrgWorld: SDKWorld {
         }
     }
 
-    /// How many main-actor yields ``ExplorerWorld/settle()`` may take here: plenty, since it
+    /// How many main-actor yields `settle()` may take here: plenty, since it
     /// stops as soon as nothing moves and the world ``isQuiescent``.
     public static let settleYieldsForRequests = 10_000
 
@@ -213,7 +213,7 @@ open class OrgWorld: SDKWorld {
             && trackedWork.count(where: { !$0.isDone }) <= clock.sleeperCount + network.held.count
     }
 
-    /// Ends the run as ``ExplorerWorld/finish()`` does, after every held request timed out (as
+    /// Ends the run as `ExplorerWorld.finish()` does, after every held request timed out (as
     /// a real transport's request does when no answer comes): at the end, every request has
     /// ended.
     open override func finish() async {
