@@ -53,7 +53,8 @@ let package = Package(
                 swiftSettings: strictSettings),
         .target(name: "AppKernelSync", dependencies: ["AppKernelCore", "AppKernelStore", "AppKernelREST"], swiftSettings: strictSettings),
         .target(name: "AppKernelSDK", dependencies: ["AppKernel", "AppKernelCore", "AppKernelAuth", "AppKernelREST", "AppKernelStore", "AppKernelSync"], swiftSettings: strictSettings),
-        .target(name: "AppKernelSDKTesting", dependencies: ["AppKernel", "AppKernelAuth", "AppKernelSDK", "AppKernelTesting"], swiftSettings: strictSettings),
+        .target(name: "AppKernelSDKTesting", dependencies: ["AppKernel", "AppKernelAuth", "AppKernelSDK", "AppKernelTesting", "AppKernelREST", "AppKernelEmbeddedOrg"],
+                swiftSettings: strictSettings),
         .target(name: "AppKernelREST", dependencies: ["AppKernelCore", "AppKernelAuth"], swiftSettings: strictSettings),
         // The in-process Salesforce org: a stand-in server for tests and offline demos, its own
         // product (as swift-nio's NIOEmbedded) so nothing that ships links it.
