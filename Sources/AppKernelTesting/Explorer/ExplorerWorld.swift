@@ -186,7 +186,7 @@ open class ExplorerWorld {
     open var isQuiescent: Bool { trackedWork.count(where: { !$0.isDone }) <= clock.sleeperCount }
 
     /// How many yields in a row with nothing changed end ``settle()``.
-    static let quietYields = 3
+    static let quietYields = 8
 
     /// What ``settle()`` watches to tell whether the app's tasks still move: pipeline steps, the
     /// clock's waiters, tracked work and completions ended. Subclasses add theirs (an SDK
