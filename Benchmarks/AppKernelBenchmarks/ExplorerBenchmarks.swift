@@ -41,53 +41,78 @@ enum ExplorerBenchmark {
         let kernelParts = try await Breakdown.measure(world: { KernelOnlyApp.makeWorld() }, steps: .system, depth: kernelDepth)
         try check(kernelParts, against: exhaustive[0], what: "kernel-only app")
 
-        // 2. The ported template: SDK manager subclass, root factory, embedded org's REST clients.
+        // 2. The ported template: SDK manager subclass, root factory, embedded org's REST clients;
+        // its data homes in the temporary directory, then (where there is one) on tmpfs.
         let org = EmbeddedOrg.sample()
         let clients = ["005A": try await org.loggedInClient(username: "ada@acme.com"),
                        "005B": try await org.loggedInClient(username: "bob@beta.com")]
         let config = try TemplateApp.writeConfig()
         defer { try? FileManager.default.removeItem(at: config) }
-        let makeTemplate: LifecycleExplorer.WorldFactory = { try TemplateApp.makeWorld(config: config, clients: clients) }
         let sdkSteps: StepSet = .system + .sdk(passcodeAnswers: ["1111", "0000"])
-        let template = LifecycleExplorer(world: makeTemplate, steps: sdkSteps, invariants: .standard)
-        _ = try await template.check(depth: 1, budget: .seconds(30), walkDepth: 0)   // warm-up
         let templateDepth = quick ? 2 : 3
-        var templateRuns: [ExplorationReport] = []
-        for _ in 0..<(quick ? 1 : 3) {
-            templateRuns.append(try await template.check(depth: templateDepth, budget: .seconds(300), walkDepth: 0))
-            await Measure.settle()
+        var homes = [(name: "data homes in \(FileManager.default.temporaryDirectory.path) (\(fileSystem(of: FileManager.default.temporaryDirectory)))",
+                      root: FileManager.default.temporaryDirectory)]
+        let shm = URL(fileURLWithPath: "/dev/shm")
+        if access(shm.path, W_OK) == 0, fileSystem(of: shm) == "tmpfs" { homes.append((name: "data homes on tmpfs (/dev/shm)", root: shm)) }
+        var templates: [(name: String, reports: [ExplorationReport], parts: Breakdown)] = []
+        for home in homes {
+            let makeTemplate: LifecycleExplorer.WorldFactory = { try TemplateApp.makeWorld(config: config, clients: clients, root: home.root) }
+            let template = LifecycleExplorer(world: makeTemplate, steps: sdkSteps, invariants: .standard)
+            _ = try await template.check(depth: 1, budget: .seconds(30), walkDepth: 0)   // warm-up
+            var reports: [ExplorationReport] = []
+            for _ in 0..<(quick ? 1 : 3) {
+                reports.append(try await template.check(depth: templateDepth, budget: .seconds(300), walkDepth: 0))
+                await Measure.settle()
+            }
+            let parts = try await Breakdown.measure(world: makeTemplate, steps: sdkSteps, depth: templateDepth)
+            try check(parts, against: reports[0], what: "ported template, \(home.name)")
+            templates.append((home.name, reports, parts))
         }
-        let templateParts = try await Breakdown.measure(world: makeTemplate, steps: sdkSteps, depth: templateDepth)
-        try check(templateParts, against: templateRuns[0], what: "ported template")
 
         let rate = { (reports: [ExplorationReport]) in Stats(reports.map(\.schedulesPerSecond)) }
-        let kernelRate = rate(exhaustive), walkRate = rate(walks), templateRate = rate(templateRuns)
-        let first = exhaustive[0], firstWalk = walks[0], firstTemplate = templateRuns[0]
+        let kernelRate = rate(exhaustive), walkRate = rate(walks)
+        let first = exhaustive[0], firstWalk = walks[0]
+        let exhaustedDepth = { (report: ExplorationReport) in report.exhaustedDepth.map(String.init) ?? "-" }
         print(AppKernelBenchmarks.table(
             title: "Lifecycle explorer (one core, the main actor; each schedule a fresh world in a fresh scope; schedules/s best / median of \(rounds) rounds"
                 + (quick ? "" : ", the template's of 3") + ")",
             header: ["app, search", "schedules/s", "schedules", "distinct states", "exhaustive depth", "per schedule (median)"],
             rows: [
                 Row(name: "kernel-only (settleYields 0), .system, exhaustive", values: [
-                    rateText(kernelRate), "\(first.schedules)", "\(first.distinctStates)", "\(first.exhaustedDepth.map(String.init) ?? "-")",
-                    Format.time(1 / kernelRate.median)]),
+                    rateText(kernelRate), "\(first.schedules)", "\(first.distinctStates)", exhaustedDepth(first), Format.time(1 / kernelRate.median)]),
                 Row(name: "kernel-only, random walks of \(walkDepth) steps", values: [
                     rateText(walkRate), "\(firstWalk.schedules)", "\(firstWalk.distinctStates)", "-", Format.time(1 / walkRate.median)]),
-                Row(name: "ported template, .system + .sdk(passcodeAnswers:), exhaustive", values: [
-                    rateText(templateRate), "\(firstTemplate.schedules)", "\(firstTemplate.distinctStates)",
-                    "\(firstTemplate.exhaustedDepth.map(String.init) ?? "-")", Format.time(1 / templateRate.median)]),
-            ]))
-        for (name, parts) in [("kernel-only app", kernelParts), ("ported template", templateParts)] {
+            ] + templates.map { template in
+                let templateRate = rate(template.reports), report = template.reports[0]
+                return Row(name: "ported template, .system + .sdk(passcodeAnswers:), exhaustive; \(template.name)", values: [
+                    rateText(templateRate), "\(report.schedules)", "\(report.distinctStates)", exhaustedDepth(report), Format.time(1 / templateRate.median)])
+            }))
+        for (name, parts) in [("kernel-only app", kernelParts)] + templates.map({ ("ported template, \($0.name)", $0.parts) }) {
             print(parts.table(title: "  where a run's time goes, \(name) (the same \(parts.schedules) schedules, timed part by part; "
                                   + String(format: "%.0f schedules/s in this timed copy)", parts.schedulesPerSecond)))
         }
-        if let violation = exhaustive.first(where: { $0.firstViolation != nil }) ?? templateRuns.first(where: { $0.firstViolation != nil }) {
+        if let violation = (exhaustive + templates.flatMap(\.reports)).first(where: { $0.firstViolation != nil }) {
             print("  a violation was found, so the figures stop short:\n\(violation)")
         }
         print("")
         targets.append((String(format: "the explorer runs ≥ 5,000 schedules a second on one core for a kernel-only app (median %.0f/s, exhaustive to depth %d)",
                                kernelRate.median, kernelDepth), kernelRate.median >= 5_000))
         return targets
+    }
+
+    /// The type of the file system `url` is on (`/proc/self/mounts`' longest mount point above it).
+    static func fileSystem(of url: URL) -> String {
+        guard let mounts = try? String(contentsOfFile: "/proc/self/mounts", encoding: .utf8) else { return "unknown file system" }
+        let path = url.resolvingSymlinksInPath().path
+        var best: (point: String, type: String)?
+        for line in mounts.split(separator: "\n") {
+            let fields = line.split(separator: " ").map(String.init)
+            guard fields.count > 2 else { continue }
+            let point = fields[1], prefix = point.hasSuffix("/") ? point : point + "/"
+            guard path == point || path.hasPrefix(prefix), point.count > (best?.point.count ?? -1) else { continue }
+            best = (point, fields[2])
+        }
+        return best?.type ?? "unknown file system"
     }
 
     static func rateText(_ stats: Stats) -> String { String(format: "%.0f / %.0f", stats.samples.max() ?? .nan, stats.median) }
@@ -258,7 +283,7 @@ enum TemplateApp {
         func setupRootViewController() { try? SDKManager.shared.setupRootController() }
     }
 
-    /// The template's world: its own data home (a temporary folder, sealed with a key held in
+    /// The template's world: its own data home (a folder under `root`, sealed with a key held in
     /// memory, removed at tear-down), users 005A (current) and 005B, passcode 1111.
     final class World: SDKWorld {
         var folder: URL?
@@ -283,8 +308,8 @@ enum TemplateApp {
         return folder
     }
 
-    static func makeWorld(config: URL, clients: [String: RestClient]) throws -> ExplorerWorld {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("explorer-bench-\(UUID().uuidString)")
+    static func makeWorld(config: URL, clients: [String: RestClient], root: URL) throws -> ExplorerWorld {
+        let folder = root.appendingPathComponent("explorer-bench-\(UUID().uuidString)")
         let home = try DataHome(url: folder.appendingPathComponent("data"))
         let keyRing = try KeyRing(dataHome: home.url, provider: .inMemory(SecretKey.random()))
         let world = try World(expression: "try TemplateApp.makeWorld()", manager: AppSDKManager.self, users: ["005A", "005B"],
