@@ -43,8 +43,9 @@
 //      AccountsApp` first, else it says so and is skipped);
 //  13. the lifecycle explorer: schedules a second and distinct states for a kernel-only app
 //      (exhaustive to depth 4, then random walks) and for the ported forceios template (SDK
-//      manager subclass, root factory, embedded org's REST clients; depth 3, --quick: 2), and
-//      where a run's time goes, part by part (ExplorerBenchmarks.swift).
+//      manager subclass, root factory, embedded org's REST clients; depth 3, --quick: 2) with
+//      its data homes in the temporary directory and on tmpfs, and where a run's time goes,
+//      part by part (ExplorerBenchmarks.swift).
 //
 // The targets at the end are reported, never enforced: the run exits 0 whatever the timings.
 import AppKernel
