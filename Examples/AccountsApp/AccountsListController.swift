@@ -16,6 +16,8 @@ final class AccountsListController: RootController {
     private(set) var syncedAccounts = 0
     /// The sync and load started when the controller appeared.
     private(set) var loading: Task<Void, Never>?
+    /// Whether no sync and load runs (the explorer waits for it between steps).
+    private(set) var loadingFinished = true
 
     init(user: UserAccount?, manager: AccountsSDKManager) {
         self.user = user
@@ -26,7 +28,11 @@ final class AccountsListController: RootController {
 
     func viewDidAppear() {
         Console.say("root controller appeared for \(username)")
-        loading = Task { await self.refresh() }
+        loadingFinished = false
+        loading = Task {
+            await self.refresh()
+            self.loadingFinished = true
+        }
     }
 
     func viewDidDisappear() {

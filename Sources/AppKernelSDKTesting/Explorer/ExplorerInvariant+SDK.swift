@@ -42,3 +42,18 @@ extension ExplorerInvariant {
         return "\(shown.userID)'s data shows while the launch waits for the passcode"
     }
 }
+
+extension ExplorerInvariant {
+    /// The app is reported ready (its launch gates opened: a `ProcessHost` tells systemd READY)
+    /// only once the SDK's launch ended, in success or failure.
+    public static let readyOnlyAfterLaunch = ExplorerInvariant("readyOnlyAfterLaunch") { world in
+        guard let world = world as? SDKWorld, world.isReady, world.manager.lastResult == nil, world.manager.lastError == nil else { return nil }
+        return "the launch gates opened while the SDK's launch had not ended (at \(world.manager.launchState))"
+    }
+
+    /// After a failed launch, the app relaunches: the relaunch is not refused and does not hang
+    /// (it runs to its end, or waits for the login or passcode a person must give).
+    public static let failedLaunchRelaunches = ExplorerInvariant("failedLaunchRelaunches", timing: .atEnd) { world in
+        (world as? SDKWorld)?.relaunchFailure
+    }
+}

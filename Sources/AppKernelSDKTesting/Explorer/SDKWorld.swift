@@ -38,16 +38,31 @@ open class SDKWorld: ExplorerWorld {
     /// when your app shows records outside the root the SDK builds.
     public var screenShows: (@MainActor () -> [UserAccountIdentity])?
     /// Every root the manager's factory built, oldest first, and for whom.
-    public private(set) var rootBuilds: [(root: ObjectIdentifier, user: UserAccountIdentity?)] = []
-    /// Every user change the manager delivered, oldest first, with the roots built after it
-    /// (until the next change or launch).
+    public private(set) var rootBuilds: [RootBuild] = []
+
+    /// A root controller the manager's factory built.
+    public struct RootBuild {
+        /// The root, while it lives (held weakly: a new root may live at a freed one's address).
+        public weak var root: (any RootController)?
+        /// The user it was built for.
+        public let user: UserAccountIdentity?
+    }
+    /// Every user change the manager delivered, oldest first, with the roots built for it: in the
+    /// step it came in (a root built later — the template's rebuild at every foreground — is not
+    /// the change's).
     public private(set) var userChanges: [(change: UserChange, rootsBuilt: Int)] = []
-    /// Whether the last user change still counts the roots built (no launch since).
+    /// Whether the last user change still counts the roots built (its step has not settled).
     private var countingRootBuilds = false
     /// Whether the passcode locked every user out (too many wrong answers, a damaged record) and
     /// nobody logged in since: no user's data may show.
     public private(set) var isLockedOut = false
     private var observation: ListenerToken?
+    /// How many launches this world made, and those whose launch gates opened — where a
+    /// `ProcessHost` would tell systemd READY.
+    private var launches = 0
+    private var readyLaunches: Set<Int> = []
+    /// What went wrong relaunching after a failed launch, at the world's end (`nil`: nothing).
+    public private(set) var relaunchFailure: String?
 
     /// Creates an SDK world in the current scope: calls `manager.initializeSDK()` (so
     /// `SDKManager.shared` is the world's), gives it the accounts, the passcode screen and a boot
@@ -110,6 +125,14 @@ open class SDKWorld: ExplorerWorld {
         }
         countingRootBuilds = false
         try super.launch(inBackground: inBackground)
+        launches += 1
+        let number = launches
+        if let application {
+            Task { [weak self, weak application] in
+                await application?.waitForLaunchGates()
+                self?.readyLaunches.insert(number)
+            }
+        }
         let inner = manager.rootControllerFactory
         manager.rootControllerFactory = { [weak self] account in
             let root: any RootController = inner?(account) ?? ExplorerRootController(user: account?.identity)
@@ -151,7 +174,7 @@ open class SDKWorld: ExplorerWorld {
     public var shownUsers: [UserAccountIdentity] {
         var shown: [UserAccountIdentity] = []
         if let root = manager.window?.rootController ?? manager.rootController,
-           let build = rootBuilds.last(where: { $0.root == ObjectIdentifier(root) }), let user = build.user {
+           let build = rootBuilds.last(where: { $0.root === root }), let user = build.user {
             shown.append(user)
         }
         shown.append(contentsOf: screenShows?() ?? [])
@@ -159,7 +182,8 @@ open class SDKWorld: ExplorerWorld {
     }
 
     open override var standardInvariants: [ExplorerInvariant] {
-        super.standardInvariants + [.noOtherUsersData, .rootRebuiltOncePerUserChange, .nothingShownBeforeUnlock]
+        super.standardInvariants + [.noOtherUsersData, .rootRebuiltOncePerUserChange, .nothingShownBeforeUnlock, .readyOnlyAfterLaunch,
+                                    .failedLaunchRelaunches]
     }
 
     open override func fingerprint() -> [String] {
@@ -180,6 +204,29 @@ open class SDKWorld: ExplorerWorld {
         !manager.launchState.isRunning || accounts.waitingLogins > 0 || passcodes.isWaiting
     }
 
+    open override func stepDidSettle() { countingRootBuilds = false }
+
+    /// Whether the current application's launch gates opened (a `ProcessHost` reports READY then).
+    public var isReady: Bool { readyLaunches.contains(launches) }
+
+    /// Ends the run; when the last launch failed, relaunches the app as a person would (the
+    /// app terminated, launched again) and records in ``relaunchFailure`` a relaunch that is
+    /// refused or stuck.
+    open override func finish() async {
+        guard !isFinished else { return }
+        await super.finish()
+        guard let application, application.state.isRunning, let failed = manager.launchState.failedPhase else { return }
+        do {
+            try host.terminate()
+            try launch()
+        } catch {
+            relaunchFailure = "after the launch failed in its \(failed) phase, the relaunch was refused: \(error)"
+            return
+        }
+        await settle()
+        if !isQuiescent { relaunchFailure = "after the launch failed in its \(failed) phase, the relaunch is stuck at \(manager.launchState)" }
+    }
+
     open override func tearDown() async {
         manager.stop()
         while passcodes.answer(nil) {}
@@ -188,7 +235,7 @@ open class SDKWorld: ExplorerWorld {
     }
 
     private func built(_ root: any RootController, for user: UserAccountIdentity?) {
-        rootBuilds.append((ObjectIdentifier(root), user))
+        rootBuilds.append(RootBuild(root: root, user: user))
         if countingRootBuilds, !userChanges.isEmpty { userChanges[userChanges.count - 1].rootsBuilt += 1 }
     }
 

@@ -70,6 +70,13 @@ extension ExplorerInvariant {
         world.workAfterTermination.first.map { "'\($0.name)' still runs after the app terminated: stop it in applicationWillTerminate" }
     }
 
+    /// No service stops while a service that depends on it still runs
+    /// (``ExplorerWorld/trackService(_:named:dependencies:)``): dependents stop first, as mPaaS's
+    /// service registry and swift-service-lifecycle shut down in reverse start order.
+    public static let servicesStopAfterDependents = ExplorerInvariant("servicesStopAfterDependents") { world in
+        world.servicesStoppedEarly.first
+    }
+
     /// Every completion a step handed the app (push, fetch, quick action) was answered, and
     /// none answered twice by the app (a call after the system answered for it — at the deadline
     /// or the termination — is the kernel's `completionCalledTwice` diagnostic, not this).

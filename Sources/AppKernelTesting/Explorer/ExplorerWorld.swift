@@ -47,6 +47,8 @@ open class ExplorerWorld {
     public private(set) var completions: [PendingCompletion] = []
     /// The tasks given to ``track(_:named:)``, oldest first.
     public private(set) var trackedWork: [TrackedWork] = []
+    /// Services that stopped while a service depending on them still ran, as messages.
+    public private(set) var servicesStoppedEarly: [String] = []
     /// Delegate and scene callbacks that reached an app after its termination, as trace lines.
     public private(set) var callbacksAfterTermination: [String] = []
     /// The steps the explorer runs this world with (`signal(…)` steps look up theirs here).
@@ -54,6 +56,7 @@ open class ExplorerWorld {
     /// Whether ``finish()`` ran.
     public private(set) var isFinished = false
     private var observations: [ListenerToken] = []
+    private var tearDowns: [@MainActor () -> Void] = []
     /// The applications that heard `willTerminate`.
     private var toldToTerminate: Set<ObjectIdentifier> = []
     /// How many pipeline steps the apps of this world took.
@@ -75,6 +78,8 @@ open class ExplorerWorld {
         public let name: String
         /// Whether the work ended.
         public internal(set) var isDone = false
+        /// The names of the services it depends on (a service's).
+        public internal(set) var dependencies: [String] = []
         /// Whether it was still running when the app that started it was suspended.
         public internal(set) var ranWhileSuspended = false
         /// Whether it is a service — work that lives as long as the app (a sync loop), exempt from
@@ -167,7 +172,12 @@ open class ExplorerWorld {
             if quiet >= Self.quietYields, isQuiescent { break }
         }
         noteStepEnded()
+        stepDidSettle()
     }
+
+    /// Called at the end of every ``settle()`` — once a step's work has run: subclasses close
+    /// what they count per step (the SDK world, the roots built for a user change).
+    open func stepDidSettle() {}
 
     /// Whether the app's known work waits only on what a step must do (a held login, a passcode
     /// prompt, the clock): ``settle()`` yields on while it is not. Here: no more tracked work
@@ -192,18 +202,31 @@ open class ExplorerWorld {
     }
 
     /// Counts `task` as a service of the current app: work that lives as long as the app (a
-    /// sync loop). The `noWorkAfterTermination` invariant reports it when it outlives the app's
-    /// termination; a suspended app may keep it.
-    public func trackService<Success: Sendable, Failure: Error>(_ task: Task<Success, Failure>, named name: String) {
-        track(task, named: name, isService: true)
+    /// sync loop, an mPaaS service). The `noWorkAfterTermination` invariant reports it when it
+    /// outlives the app's termination (a suspended app may keep it); `servicesStopAfterDependents`
+    /// when it ends while a service that depends on it still runs.
+    /// - Parameters:
+    ///   - task: The service's work: it ends when the service stops.
+    ///   - name: The service's name.
+    ///   - dependencies: The names of the services it uses (tracked the same way).
+    public func trackService<Success: Sendable, Failure: Error>(_ task: Task<Success, Failure>, named name: String,
+                                                                 dependencies: [String] = []) {
+        track(task, named: name, isService: true, dependencies: dependencies)
     }
 
-    private func track<Success: Sendable, Failure: Error>(_ task: Task<Success, Failure>, named name: String, isService: Bool) {
+    private func track<Success: Sendable, Failure: Error>(_ task: Task<Success, Failure>, named name: String, isService: Bool,
+                                                          dependencies: [String] = []) {
         let work = TrackedWork(name: name, isService: isService, application: application)
+        work.dependencies = dependencies
         trackedWork.append(work)
-        Task { @MainActor [weak work] in
+        Task { @MainActor [weak self, weak work] in
             _ = await task.result
-            work?.isDone = true
+            guard let work else { return }
+            work.isDone = true
+            // A service that stops while a service using it still runs stopped too early.
+            if let self, let dependent = self.trackedWork.first(where: { $0.isService && !$0.isDone && $0.dependencies.contains(work.name) }) {
+                self.servicesStoppedEarly.append("'\(work.name)' stopped while '\(dependent.name)', which depends on it, still ran")
+            }
         }
     }
 
@@ -219,18 +242,28 @@ open class ExplorerWorld {
         await advance(by: horizon + .seconds(1))
     }
 
-    /// Ends what the world started: terminates a running app and ends every wait on its clock.
+    /// Ends what the world started: terminates a running app, ends every wait on its clock and
+    /// runs what ``onTearDown(_:)`` added (a temporary folder removed).
     open func tearDown() async {
         if endNow() > 0 { await settle() }
     }
 
-    /// Terminates a running app and ends every wait on the clock; answers how many sleepers woke.
+    /// Adds work for the world's end, newest first: what the world made outside itself (a
+    /// temporary data home to remove). A printed test's world ends with its test.
+    public func onTearDown(_ body: @escaping @MainActor () -> Void) { tearDowns.append(body) }
+
+    /// Terminates a running app, ends every wait on the clock and runs the tear-down work;
+    /// answers how many sleepers woke.
     @discardableResult
     func endNow() -> Int {
         if let application, application.state != .terminated, application.state != .notRunning {
             try? host.terminate()
         }
-        return clock.cancelPending().sleepers
+        let woken = clock.cancelPending().sleepers
+        let ends = tearDowns
+        tearDowns.removeAll()
+        for end in ends.reversed() { end() }
+        return woken
     }
 
     // MARK: What invariants read
@@ -255,8 +288,8 @@ open class ExplorerWorld {
     /// The invariants every world of this kind checks with ``InvariantSet/standard``: the
     /// kernel's. Subclasses add theirs.
     open var standardInvariants: [ExplorerInvariant] {
-        [.noCallbackAfterTermination, .backgroundWorkCovered, .noWorkAfterTermination, .completionsAnsweredOnce, .backgroundTasksEnded,
-         .noUnheardErrors]
+        [.noCallbackAfterTermination, .backgroundWorkCovered, .noWorkAfterTermination, .servicesStopAfterDependents,
+         .completionsAnsweredOnce, .backgroundTasksEnded, .noUnheardErrors]
     }
 
     /// What `invariant` finds wrong now, or `nil` when it holds.
@@ -266,6 +299,8 @@ open class ExplorerWorld {
     }
 
     private func observe(_ application: Application) {
+        // A new application may live at a terminated one's freed address.
+        toldToTerminate.remove(ObjectIdentifier(application))
         observations.append(application.addPipelineObserver { [weak self, weak application] stage, event in
             guard let self else { return }
             self.pipelineSteps += 1

@@ -62,6 +62,7 @@ extension LifecycleExplorer {
         let explorer: LifecycleExplorer
         let budget: ExplorationBudget
         let started = ContinuousClock.now
+        let startedCPU = Search.threadCPUTime()
         var schedules = 0
         var walks = 0
         var visited: [String: Int] = [:]
@@ -77,7 +78,7 @@ extension LifecycleExplorer {
 
         var isSpent: Bool {
             if let limit = budget.schedules, schedules >= limit { return true }
-            if let limit = budget.time, ContinuousClock.now - started >= limit { return true }
+            if let limit = budget.time, Search.threadCPUTime() - startedCPU >= limit { return true }
             return false
         }
 
@@ -138,6 +139,14 @@ extension LifecycleExplorer {
                 lastProgress = ContinuousClock.now
                 onProgress(report(found: nil))
             }
+        }
+
+        /// The processor time the calling thread (the main actor's) used: a time budget counts
+        /// it, so a loaded machine explores as far as an idle one.
+        static func threadCPUTime() -> Duration {
+            var time = timespec()
+            clock_gettime(CLOCK_THREAD_CPUTIME_ID, &time)
+            return .seconds(time.tv_sec) + .nanoseconds(time.tv_nsec)
         }
 
         func report(found: Violation?) -> ExplorationReport {

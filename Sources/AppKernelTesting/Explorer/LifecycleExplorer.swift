@@ -61,7 +61,7 @@ public final class LifecycleExplorer {
     /// until the budget is spent. Stops at the first violation and shrinks it.
     /// - Parameters:
     ///   - depth: How deep the exhaustive search goes.
-    ///   - budget: When to stop: a number of schedules run, or wall-clock time.
+    ///   - budget: When to stop: a number of schedules run, or processor time.
     ///   - seed: The random walks' seed: the same seed walks the same schedules.
     ///   - walkDepth: How long a random walk is; twice `depth` by default. 0 walks none.
     /// - Returns: What was explored, and the first violation if any.
@@ -195,18 +195,21 @@ public final class LifecycleExplorer {
     }
 }
 
-/// When a ``LifecycleExplorer/check(depth:budget:seed:walkDepth:)`` stops.
+/// When a ``LifecycleExplorer/check(depth:budget:seed:walkDepth:)`` stops: after a number of
+/// schedules, or after an amount of processor time of the thread it runs on (the main actor's) —
+/// not wall-clock time, so that a loaded machine (a CI runner, the suite running in parallel)
+/// explores as far as an idle one.
 public struct ExplorationBudget: Sendable, Hashable {
     /// At most this many schedules.
     public var schedules: Int?
-    /// At most this much wall-clock time.
+    /// At most this much processor time.
     public var time: Duration?
 
     /// Stop after `count` schedules.
     public static func schedules(_ count: Int) -> ExplorationBudget { ExplorationBudget(schedules: count, time: nil) }
-    /// Stop after `seconds` of wall-clock time.
+    /// Stop after `seconds` of processor time.
     public static func seconds(_ seconds: Int64) -> ExplorationBudget { ExplorationBudget(schedules: nil, time: .seconds(seconds)) }
-    /// Stop after `duration` of wall-clock time.
+    /// Stop after `duration` of processor time.
     public static func time(_ duration: Duration) -> ExplorationBudget { ExplorationBudget(schedules: nil, time: duration) }
 }
 

@@ -95,6 +95,18 @@ struct KernelExplorerTests {
         #expect(fixed.exhaustedDepth == 4)
     }
 
+    @Test func findsAServiceStoppedBeforeTheServiceUsingIt() async throws {
+        let explorer = LifecycleExplorer(world: { TwoServicesApp.makeWorld(stopsDependentsFirst: false) })
+        let found = try #require(try await explorer.check(depth: 4, budget: .seconds(60)).firstViolation)
+        #expect(found.invariant == .servicesStopAfterDependents)
+        #expect(found.schedule.description == "launch; terminate")
+        #expect(try await explorer.replay(found.schedule, world: { TwoServicesApp.makeWorld(stopsDependentsFirst: true) }).holds)
+        let fixed = try await LifecycleExplorer(world: { TwoServicesApp.makeWorld(stopsDependentsFirst: true) })
+            .check(depth: 4, budget: .seconds(60), walkDepth: 0)
+        #expect(fixed.firstViolation == nil, "\(fixed)")
+        #expect(fixed.exhaustedDepth == 4)
+    }
+
     @Test func randomWalksAreTheSameForASeed() async throws {
         let explorer = LifecycleExplorer(world: { DoubleAnswerApp.makeWorld(answersEarly: false) })
         let first = try await explorer.check(depth: 1, budget: .schedules(60), seed: 7)

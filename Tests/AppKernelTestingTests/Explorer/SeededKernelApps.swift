@@ -119,3 +119,53 @@ enum SyncServiceApp {
         }
     }
 }
+
+/// Runs two services — a database and a cache that uses it — stopped at termination. The bug:
+/// it stops them in start order, so the database closes while the cache still writes to it
+/// (swift-service-lifecycle and mPaaS's service registry stop in reverse). The fix stops the
+/// cache first and the database once the cache has stopped.
+@MainActor
+enum TwoServicesApp {
+    final class Delegate: ApplicationDelegate {
+        let world: ExplorerWorld
+        let stopsDependentsFirst: Bool
+        var database: Task<Void, Never>?
+        var cache: Task<Void, Never>?
+        init(world: ExplorerWorld, stopsDependentsFirst: Bool) {
+            self.world = world
+            self.stopsDependentsFirst = stopsDependentsFirst
+        }
+
+        func application(_ application: Application, didFinishLaunchingWithOptions options: LaunchOptions) -> Bool {
+            let clock = world.clock
+            let database = Task { @MainActor in while !Task.isCancelled { try? await clock.sleep(for: .seconds(60)) } }
+            let cache = Task { @MainActor in while !Task.isCancelled { try? await clock.sleep(for: .seconds(60)) } }
+            world.trackService(database, named: "database")
+            world.trackService(cache, named: "cache", dependencies: ["database"])
+            self.database = database
+            self.cache = cache
+            return true
+        }
+
+        func applicationWillTerminate(_ application: Application) {
+            guard stopsDependentsFirst else {
+                database?.cancel()
+                cache?.cancel()
+                return
+            }
+            cache?.cancel()
+            let database = database
+            Task { @MainActor [cache] in
+                await cache?.value
+                database?.cancel()
+            }
+        }
+    }
+
+    static func makeWorld(stopsDependentsFirst: Bool) -> ExplorerWorld {
+        ExplorerWorld(expression: "TwoServicesApp.makeWorld(stopsDependentsFirst: \(stopsDependentsFirst))",
+                      configuration: ApplicationConfiguration(usesScenes: false)) { world in
+            Delegate(world: world, stopsDependentsFirst: stopsDependentsFirst)
+        }
+    }
+}
