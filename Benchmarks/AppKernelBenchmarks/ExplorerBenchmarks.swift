@@ -283,15 +283,9 @@ enum TemplateApp {
         func setupRootViewController() { try? SDKManager.shared.setupRootController() }
     }
 
-    /// The template's world: its own data home (a folder under `root`, sealed with a key held in
-    /// memory, removed at tear-down), users 005A (current) and 005B, passcode 1111.
+    /// The template's world: its resources (the delegate reads them at every launch).
     final class World: SDKWorld {
-        var folder: URL?
         var resources: Resources?
-        override func tearDown() async {
-            await super.tearDown()
-            if let folder { try? FileManager.default.removeItem(at: folder) }
-        }
     }
 
     /// The port's config files (bootconfig.json, userstore.json, usersyncs.json), read by every
@@ -308,13 +302,15 @@ enum TemplateApp {
         return folder
     }
 
+    /// The template's world: its own data home (a folder under `root`, sealed with a key held in
+    /// memory, removed at tear-down), users 005A (current) and 005B, passcode 1111 (10 attempts).
     static func makeWorld(config: URL, clients: [String: RestClient], root: URL) throws -> ExplorerWorld {
         let folder = root.appendingPathComponent("explorer-bench-\(UUID().uuidString)")
         let home = try DataHome(url: folder.appendingPathComponent("data"))
         let keyRing = try KeyRing(dataHome: home.url, provider: .inMemory(SecretKey.random()))
         let world = try World(expression: "try TemplateApp.makeWorld()", manager: AppSDKManager.self, users: ["005A", "005B"],
-                              passcode: "1111", maximumAttempts: 3) { world in AppDelegate(resources: (world as! World).resources!) }
-        world.folder = folder
+                              passcode: "1111") { world in AppDelegate(resources: (world as! World).resources!) }
+        world.onTearDown { try? FileManager.default.removeItem(at: folder) }
         world.resources = Resources(config: config, data: home.url, keyRing: keyRing, accounts: world.accounts, clients: clients)
         return world
     }
@@ -322,9 +318,9 @@ enum TemplateApp {
 
 // MARK: Where a run's time goes
 
-/// The SDK launch phases' wall time, phase by phase, counted when a phase began and ended within
-/// one step (its settle); a phase that waited across steps (a held login or passcode prompt) is
-/// counted apart, its time not (it includes the steps in between).
+/// The SDK launch phases' wall time, phase by phase, counted when a phase began and ended with no
+/// step between (in one step's settle, or in the finish); a phase that waited across steps (a
+/// held login or passcode prompt) is counted apart, its time not (it includes the steps between).
 @MainActor
 final class PhaseTimer {
     static var current: PhaseTimer?
@@ -460,7 +456,8 @@ struct Breakdown {
 
     /// `ExplorerWorld.settle()`, its yields counted: yields the main actor until nothing
     /// observable changed for 3 yields in a row and the app's work waits on a step, at most
-    /// `settleYields` times.
+    /// `settleYields` times, then tells the world the step settled (the invariants checked next
+    /// note tracked work running while suspended, as `settle()` does).
     static func settle(_ world: ExplorerWorld) async -> Int {
         var last = world.activity, quiet = 0, yields = 0
         for _ in 0..<world.settleYields {
@@ -471,6 +468,7 @@ struct Breakdown {
             last = now
             if quiet >= 3, world.isQuiescent { break }
         }
+        world.stepDidSettle()
         return yields
     }
 
@@ -492,7 +490,7 @@ struct Breakdown {
             let each = LaunchPhase.allCases.compactMap { phase in
                 phases.seconds[phase].map { "\(phase) " + String(format: "%.1f%%", 100 * $0 / measured) }
             }
-            text += String(format: "\n    SDK launch phases (within a step): %.1f%% of the time — ", 100 * phaseTotal / measured)
+            text += String(format: "\n    SDK launch phases (begun and ended with no step between; the finish's relaunch after a failed launch included): %.1f%% of the time — ", 100 * phaseTotal / measured)
                 + each.joined(separator: ", ") + "; \(phases.ran) phases ran, \(phases.waited) waited across steps (a held login or passcode) and are not timed"
         }
         return text
