@@ -86,7 +86,7 @@ let package = Package(
         .executableTarget(
             name: "AppKernelBenchmarks",
             dependencies: ["AppKernel", "AppKernelTesting", "AppKernelModules", "AppKernelSDK", "AppKernelStore", "CSQLite", "AppKernelREST", "AppKernelEmbeddedOrg", "AppKernelSync",
-                           "AppKernelAuth", "LoopbackServer"],
+                           "AppKernelAuth", "LoopbackServer", "AppKernelSDKTesting"],
             path: "Benchmarks/AppKernelBenchmarks",
             swiftSettings: strictSettings),
         .testTarget(name: "AppKernelTests", dependencies: ["AppKernel", "AppKernelTesting"], swiftSettings: strictSettings),

@@ -40,7 +40,12 @@
 //      credential file's open (SealedBenchmarks.swift);
 //  12. the journal (APPKERNEL_JOURNAL): AccountsApp's launch with and without one, side by side,
 //      and its bytes per event (JournalBenchmarks.swift; needs `swift build -c release --product
-//      AccountsApp` first, else it says so and is skipped).
+//      AccountsApp` first, else it says so and is skipped);
+//  13. the lifecycle explorer: schedules a second and distinct states for a kernel-only app
+//      (exhaustive to depth 4, then random walks) and for the ported forceios template (SDK
+//      manager subclass, root factory, embedded org's REST clients; depth 3, --quick: 2) with
+//      its data homes in the temporary directory and on tmpfs, and where a run's time goes,
+//      part by part (ExplorerBenchmarks.swift).
 //
 // The targets at the end are reported, never enforced: the run exits 0 whatever the timings.
 import AppKernel
@@ -97,6 +102,11 @@ enum AppKernelBenchmarks {
         if CommandLine.arguments.contains("--journal") {               // section 12 alone
             print("machine: \(Machine.description); load average at start: \(Machine.loadAverage)\n")
             for (name, met) in try await JournalBenchmark.report(rounds: rounds) { print("  \(met ? "met " : "MISS") \(name)") }
+            return
+        }
+        if CommandLine.arguments.contains("--explorer") {              // section 13 alone
+            print("machine: \(Machine.description); load average at start: \(Machine.loadAverage)\n")
+            for (name, met) in try await ExplorerBenchmark.report(quick: quick) { print("  \(met ? "met " : "MISS") \(name)") }
             return
         }
         if CommandLine.arguments.contains("--sealed") {                // section 11 alone
@@ -252,6 +262,9 @@ enum AppKernelBenchmarks {
 
         // 12. The journal: AccountsApp's launch with and without APPKERNEL_JOURNAL, bytes per event.
         targets += try await JournalBenchmark.report(rounds: rounds)
+
+        // 13. The lifecycle explorer: schedules a second, states, where a run's time goes.
+        targets += try await ExplorerBenchmark.report(quick: quick)
 
         print("Targets (reported, never enforced):")
         for (name, met) in targets { print("  \(met ? "met " : "MISS") \(name)") }

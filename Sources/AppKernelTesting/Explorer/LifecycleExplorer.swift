@@ -40,7 +40,21 @@ public final class LifecycleExplorer {
         self.world = world
         self.steps = steps
         self.invariants = invariants
+        var byName: [String: StepDefinition] = [:]
+        for definition in steps.definitions where byName[definition.name] == nil { byName[definition.name] = definition }
+        self.definitions = byName
+        let alphabet = steps.alphabet.filter { byName[$0.name] != nil }
+        self.alphabet = alphabet
+        self.isEnabled = alphabet.map { byName[$0.name]!.isEnabled }
     }
+
+    /// Each step name's definition, as `steps.definition(named:)` answers it (the first of a
+    /// name), looked up once: runs look their steps up here.
+    private let definitions: [String: StepDefinition]
+    /// Every step of the alphabet, in order, and beside it (same index) its definition's
+    /// `isEnabled`: what a run asks which steps are enabled, without copying definitions.
+    private let alphabet: [ExplorerStep]
+    private let isEnabled: [@MainActor @Sendable (ExplorerWorld, String?) -> Bool]
 
     /// Explores: every schedule of up to `depth` enabled steps (breadth first, so the first
     /// violation has the fewest steps), then seeded random walks of up to `walkDepth` steps,
@@ -120,7 +134,7 @@ public final class LifecycleExplorer {
                 }
             }
             @MainActor func take(_ step: ExplorerStep) async throws {
-                guard let definition = steps.definition(named: step.name) else {
+                guard let definition = definitions[step.name] else {
                     await world.tearDown()
                     throw UnknownStepError(step: step.description, known: steps.definitions.map(\.name))
                 }
@@ -141,7 +155,9 @@ public final class LifecycleExplorer {
                 check(.afterEachStep, after: index)
             }
             @MainActor func enabled() -> [ExplorerStep] {
-                steps.alphabet.filter { step in steps.definition(named: step.name)?.isEnabled(world, step.argument) ?? false }
+                var enabled: [ExplorerStep] = []
+                for index in alphabet.indices where isEnabled[index](world, alphabet[index].argument) { enabled.append(alphabet[index]) }
+                return enabled
             }
             for step in schedule.steps {
                 try await take(step)
