@@ -4,7 +4,7 @@ public import AppKernelAuth
 public import AppKernelSDK
 public import AppKernelTesting
 
-/// An SDK app under exploration: an ``ExplorerWorld`` whose app has an SDK manager — the app's
+/// An SDK app under exploration: an `ExplorerWorld` whose app has an SDK manager — the app's
 /// subclass, `SDKManager.shared` of the schedule's scope — with a ``FakeAccountManager`` that
 /// holds logins until a `login(…)` step answers and ``HeldPasscodes`` that hold prompts until a
 /// `passcode(…)` step does.
@@ -19,8 +19,8 @@ public import AppKernelTesting
 ///
 /// It watches what the app shows: every root controller the manager's factory builds (and for
 /// whom), and ``screenShows`` — the users whose data your own screens show. The SDK invariants
-/// (``ExplorerInvariant/noOtherUsersData``, ``ExplorerInvariant/rootRebuiltOncePerUserChange``,
-/// ``ExplorerInvariant/nothingShownBeforeUnlock``) read them.
+/// (`noOtherUsersData`, `rootRebuiltOncePerUserChange`, `nothingShownBeforeUnlock`,
+/// `readyOnlyAfterLaunch`, `failedLaunchRelaunches`) read them.
 @MainActor
 open class SDKWorld: ExplorerWorld {
     /// The app's SDK manager (`SDKManager.shared` in the world's scope) — a new one after a

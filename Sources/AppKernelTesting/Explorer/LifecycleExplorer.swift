@@ -87,7 +87,7 @@ public final class LifecycleExplorer {
         return ReplayResult(schedule: schedule, violations: run.violations, refusedSteps: run.refusedSteps)
     }
 
-    /// Runs the schedule written in `text` (`"launch; background; +30s"`); see ``replay(_:world:)``.
+    /// Runs the schedule written in `text` (`"launch; background; +30s"`); see the `Schedule` form of `replay(_:world:)`.
     public func replay(_ text: String, world: WorldFactory? = nil) async throws -> ReplayResult {
         try await replay(Schedule(parsing: text), world: world)
     }
@@ -213,7 +213,7 @@ public struct ExplorationBudget: Sendable, Hashable {
     public static func time(_ duration: Duration) -> ExplorationBudget { ExplorationBudget(schedules: nil, time: duration) }
 }
 
-/// What a ``LifecycleExplorer/replay(_:world:)`` found.
+/// What a `LifecycleExplorer.replay(_:world:)` found.
 public struct ReplayResult: Sendable {
     /// An invariant a run violated.
     public struct Finding: Sendable {
