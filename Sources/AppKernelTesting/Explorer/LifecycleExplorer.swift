@@ -196,9 +196,9 @@ public final class LifecycleExplorer {
 }
 
 /// When a ``LifecycleExplorer/check(depth:budget:seed:walkDepth:)`` stops: after a number of
-/// schedules, or after an amount of processor time of the thread it runs on (the main actor's) —
-/// not wall-clock time, so that a loaded machine (a CI runner, the suite running in parallel)
-/// explores as far as an idle one.
+/// schedules (the same search on every machine), or after an amount of processor time of the
+/// thread it runs on — the main actor's, which other main-actor work shares — rather than
+/// wall-clock time, so that a machine short of cores explores about as far as an idle one.
 public struct ExplorationBudget: Sendable, Hashable {
     /// At most this many schedules.
     public var schedules: Int?

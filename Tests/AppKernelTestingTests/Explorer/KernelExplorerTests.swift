@@ -24,7 +24,7 @@ struct KernelExplorerTests {
         await #expect(throws: UnknownStepError.self) { try await explorer.replay("launch; tapRefresh") }
     }
 
-    @Test func findsWorkStartedInTheBackgroundWithoutABackgroundTask() async throws {
+    @Test(.exploresManySchedules) func findsWorkStartedInTheBackgroundWithoutABackgroundTask() async throws {
         let explorer = LifecycleExplorer(world: { UploadOnBackgroundApp.makeWorld(covered: false) }, steps: .system, invariants: .standard)
         let found = try #require(try await explorer.check(depth: 4, budget: .seconds(60)).firstViolation)
         #expect(found.invariant == .backgroundWorkCovered)
@@ -69,7 +69,7 @@ struct KernelExplorerTests {
         #expect(world.violation(of: .backgroundWorkCovered) == nil)   // launch; background; +5s
     }
 
-    @Test func findsACompletionAnsweredTwice() async throws {
+    @Test(.exploresManySchedules) func findsACompletionAnsweredTwice() async throws {
         let explorer = LifecycleExplorer(world: { DoubleAnswerApp.makeWorld(answersEarly: true) })
         let found = try #require(try await explorer.check(depth: 4, budget: .seconds(60)).firstViolation)
         #expect(found.invariant == .completionsAnsweredOnce)
@@ -82,7 +82,7 @@ struct KernelExplorerTests {
         #expect(fixed.exhaustedDepth == 4)
     }
 
-    @Test func findsAServiceStillRunningAfterTermination() async throws {
+    @Test(.exploresManySchedules) func findsAServiceStillRunningAfterTermination() async throws {
         let explorer = LifecycleExplorer(world: { SyncServiceApp.makeWorld(stopsOnTerminate: false) })
         let found = try #require(try await explorer.check(depth: 4, budget: .seconds(60)).firstViolation)
         #expect(found.invariant == .noWorkAfterTermination)
@@ -95,7 +95,7 @@ struct KernelExplorerTests {
         #expect(fixed.exhaustedDepth == 4)
     }
 
-    @Test func findsAServiceStoppedBeforeTheServiceUsingIt() async throws {
+    @Test(.exploresManySchedules) func findsAServiceStoppedBeforeTheServiceUsingIt() async throws {
         let explorer = LifecycleExplorer(world: { TwoServicesApp.makeWorld(stopsDependentsFirst: false) })
         let found = try #require(try await explorer.check(depth: 4, budget: .seconds(60)).firstViolation)
         #expect(found.invariant == .servicesStopAfterDependents)
@@ -107,7 +107,7 @@ struct KernelExplorerTests {
         #expect(fixed.exhaustedDepth == 4)
     }
 
-    @Test func randomWalksAreTheSameForASeed() async throws {
+    @Test(.exploresManySchedules) func randomWalksAreTheSameForASeed() async throws {
         let explorer = LifecycleExplorer(world: { DoubleAnswerApp.makeWorld(answersEarly: false) })
         let first = try await explorer.check(depth: 1, budget: .schedules(60), seed: 7)
         let second = try await explorer.check(depth: 1, budget: .schedules(60), seed: 7)
