@@ -5,7 +5,7 @@ import AppKernelCore
 /// first violation gives the shortest schedule it could find and a test that reproduces it.
 ///
 /// ```swift
-/// let explorer = LifecycleExplorer(world: { UploadOnBackgroundApp.makeWorld(coveredByTask: false) },
+/// let explorer = LifecycleExplorer(world: { PhotoApp.makeWorld() },
 ///                                  steps: .system, invariants: .standard)
 /// let report = try await explorer.check(depth: 4, budget: .schedules(20_000))
 /// if let found = report.firstViolation { print(found.printedTest) }
