@@ -252,6 +252,10 @@ public final class PhaseEngine<Phase: HookPoint> {
         } else {
             { [unowned self] in try await self.perform(step.phase, payload, hooks: run.hooks) }
         }
+        // Released with a phase running (its owner gone), the engine still answers the run: a
+        // caller awaiting `run(_:…)` is never left suspended.
+        let engineName = name
+        let orphaned = { PhaseError(engine: engineName, phase: step.phase.hookPointName, cause: .cancelled) }
         run.task = Task { @MainActor [weak self] in
             let outcome: Result<Void, any Error>
             do {
@@ -260,7 +264,8 @@ public final class PhaseEngine<Phase: HookPoint> {
             } catch {
                 outcome = .failure(error)
             }
-            guard let self, race.settle() else { return }
+            guard race.settle() else { return }
+            guard let self else { return run.completion(orphaned()) }
             switch outcome {
             case .success where run.cancelled: self.fail(step, .cancelled, run)
             case .success:
@@ -272,7 +277,8 @@ public final class PhaseEngine<Phase: HookPoint> {
         }
         guard let application = run.application, let deadline = step.deadline ?? defaultDeadline else { return }
         race.timer = application.scheduleTimer(after: deadline) { [weak self] in
-            guard let self, race.settle() else { return }
+            guard race.settle() else { return }
+            guard let self else { return run.completion(orphaned()) }
             run.task?.cancel()
             self.fail(step, .timedOut(deadline), run)
         }
