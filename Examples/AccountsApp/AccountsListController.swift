@@ -11,7 +11,8 @@ import Foundation
 @MainActor
 final class AccountsListController: RootController {
     let user: UserAccount?
-    let manager: AccountsSDKManager
+    /// The manager that built it (not kept alive by it: the manager holds its root).
+    private(set) weak var manager: AccountsSDKManager?
     private(set) var contacts: RecordList?
     private(set) var syncedAccounts = 0
     /// The sync and load started when the controller appeared.
@@ -46,7 +47,7 @@ final class AccountsListController: RootController {
     /// resumed from its last `maxTimeStamp`) and loads the contacts, then shows the list. Offline,
     /// the list shows what the store holds.
     func refresh() async {
-        guard user != nil, let client = manager.restClientForCurrentUser() else {
+        guard user != nil, let manager, let client = manager.restClientForCurrentUser() else {
             Console.say("nobody is logged in")
             return
         }
@@ -82,7 +83,7 @@ final class AccountsListController: RootController {
 
     /// The accounts in the store: name, industry, id, and whether they changed locally.
     func accountRows() -> [(name: String, industry: String, id: String, local: Bool)] {
-        guard let rows = try? manager.userStore()?.query(.smart(Self.accountsQuery, pageSize: 1000)) else { return [] }
+        guard let rows = try? manager?.userStore()?.query(.smart(Self.accountsQuery, pageSize: 1000)) else { return [] }
         return rows.compactMap { row in
             guard case .array(let values) = row, values.count == 4 else { return nil }
             return (values[0].stringValue ?? "?", values[1].stringValue ?? "", values[2].stringValue ?? "", values[3] == .bool(true) || values[3] == .int(1))

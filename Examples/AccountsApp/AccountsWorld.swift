@@ -74,7 +74,9 @@ struct AccountsWorld {
         manager.passcodeProvider = passcodes
         // The passcode protects the app across launches: its hash lives beside the users.
         manager.passcode.store = FilePasscodeStore(url: dataDirectory.appendingPathComponent("passcode.json"), keyRing: keyRing)
-        manager.rootControllerFactory = { user in AccountsListController(user: user, manager: manager) }
+        // The factory lives in the manager: it must not keep the manager alive (nor the root,
+        // which the manager holds).
+        manager.rootControllerFactory = { [unowned manager] user in AccountsListController(user: user, manager: manager) }
         manager.launchErrorHandler = { error in Console.say("launch error: \(error.summary)") }
         return AccountsWorld(delegate: delegate, manager: manager, dataHome: dataDirectory, keyRing: keyRing,
                              embeddedOrg: embeddedOrg, passcodes: passcodes)

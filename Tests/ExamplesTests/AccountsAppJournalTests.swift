@@ -13,7 +13,7 @@ import Glibc
 /// and killed at a seeded random point; its journal replayed in-process on a `SimulatedHost`
 /// with the app's own world gives the identical trace up to the kill.
 struct AccountsAppJournalTests {
-    @Test(.replaysAccountsAppInProcess, arguments: 1...20)
+    @Test(arguments: 1...20)
     func aJournalOfARunKilledAtARandomPointReplaysToTheIdenticalTrace(seed: Int) async throws {
         var random = SeededRandom(seed: UInt64(seed))
         let home = try TemporaryDataHome()
