@@ -239,6 +239,15 @@ open class SDKManager {
         applicationTokens.removeAll()
     }
 
+    /// Stops the manager and lets go of its application, window and root: the end of a test's
+    /// world, whose app delegate may hold the world that holds this manager (a cycle cut here).
+    package func detach() {
+        stop()
+        application = nil
+        window = nil
+        rootController = nil
+    }
+
     /// Adds a part of the SDK to start in the ``LaunchPhase/sdkInit`` phase, in registration order.
     public func registerService(named name: String, start: @escaping @MainActor () async throws -> Void) {
         services.append((name, start))

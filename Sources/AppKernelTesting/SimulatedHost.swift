@@ -109,6 +109,16 @@ public final class SimulatedHost {
         preparations.append(prepare)
     }
 
+    /// Forgets every application it launched, their observations and its preparations: the end
+    /// of a lifecycle explorer's world, whose app delegates may hold the world (which holds this
+    /// host) — the cycle is cut here.
+    func forgetApplications() {
+        application = nil
+        launchedApplications.removeAll()
+        unhandledErrorObservations.removeAll()
+        preparations.removeAll()
+    }
+
     /// Terminates the application (UIKit: a swipe from the app switcher).
     public func terminate() throws(ApplicationError) { try send(.terminate) }
 

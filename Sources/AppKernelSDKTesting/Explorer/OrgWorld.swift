@@ -230,4 +230,12 @@ open class OrgWorld: SDKWorld {
         await settle()
         await super.tearDown()
     }
+
+    /// Lets go of the app's request code (which may hold its application) and the clients.
+    open override func didEnd() {
+        network.down()
+        requestAction = nil
+        manager.restClientProvider = nil
+        super.didEnd()
+    }
 }

@@ -234,6 +234,15 @@ open class SDKWorld: ExplorerWorld {
         await super.tearDown()
     }
 
+    /// The manager holds the application, whose delegate may hold this world, and the app's
+    /// closures may hold the application: the world's end cuts those cycles.
+    open override func didEnd() {
+        while passcodes.answer(nil) {}
+        while accounts.answerLogin(.failure(CancellationError())) {}
+        manager.detach()
+        screenShows = nil
+    }
+
     private func built(_ root: any RootController, for user: UserAccountIdentity?) {
         rootBuilds.append(RootBuild(root: root, user: user))
         if countingRootBuilds, !userChanges.isEmpty { userChanges[userChanges.count - 1].rootsBuilt += 1 }

@@ -242,8 +242,9 @@ open class ExplorerWorld {
         await advance(by: horizon + .seconds(1))
     }
 
-    /// Ends what the world started: terminates a running app, ends every wait on its clock and
-    /// runs what ``onTearDown(_:)`` added (a temporary folder removed).
+    /// Ends what the world started: terminates a running app, ends every wait on its clock, runs
+    /// what ``onTearDown(_:)`` added (a temporary folder removed) and lets the host forget its
+    /// applications (``application`` is `nil` after it).
     open func tearDown() async {
         if endNow() > 0 { await settle() }
     }
@@ -263,8 +264,20 @@ open class ExplorerWorld {
         let ends = tearDowns
         tearDowns.removeAll()
         for end in ends.reversed() { end() }
+        // An app delegate that holds the world (to track its work) would keep it alive through
+        // the host's applications: the world's end cuts that cycle.
+        observations.removeAll()
+        fingerprintParts.removeAll()
+        makeInterface = nil
+        host.forgetApplications()
+        didEnd()
         return woken
     }
+
+    /// Called once the world ended (its tear-down, or the end of the `appKernel` test that made
+    /// it): subclasses let go of what they hold — an SDK manager's application, the app's
+    /// closures — so that an app delegate holding the world does not keep it alive.
+    open func didEnd() {}
 
     // MARK: What invariants read
 
