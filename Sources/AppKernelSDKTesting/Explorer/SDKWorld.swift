@@ -237,9 +237,11 @@ open class SDKWorld: ExplorerWorld {
     /// The manager holds the application, whose delegate may hold this world, and the app's
     /// closures may hold the application: the world's end cuts those cycles.
     open override func didEnd() {
+        // Stopped first: a login or prompt answered while the launch still runs would be asked
+        // again, and wait for ever.
+        manager.detach()
         while passcodes.answer(nil) {}
         while accounts.answerLogin(.failure(CancellationError())) {}
-        manager.detach()
         screenShows = nil
     }
 
