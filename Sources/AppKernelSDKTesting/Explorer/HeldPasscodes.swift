@@ -24,6 +24,15 @@ public final class HeldPasscodes: PasscodeProvider {
 
     /// Whether a prompt waits for an answer.
     public var isWaiting: Bool { waiting != nil }
+    /// Whether the screen is closed: every prompt, the waiting one and later ones, is answered
+    /// `nil` (the user gave up) — the end of a world, so no prompt waits for ever.
+    public private(set) var isClosed = false
+
+    /// Answers the waiting prompt `nil` and every later one at once.
+    public func close() {
+        isClosed = true
+        answer(nil)
+    }
 
     /// Answers the waiting prompt: the passcode typed, or `nil` (the user gave up).
     /// - Returns: Whether a prompt was waiting.
@@ -38,6 +47,7 @@ public final class HeldPasscodes: PasscodeProvider {
     /// Opens a prompt and waits for its answer.
     public func passcode(attempt: Int, remaining: Int) async -> String? {
         prompts.append((attempt, remaining))
+        if isClosed { return nil }
         return await withCheckedContinuation { continuation in
             answer(nil)
             waiting = continuation

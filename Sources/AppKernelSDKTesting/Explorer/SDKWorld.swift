@@ -240,7 +240,9 @@ open class SDKWorld: ExplorerWorld {
         // Stopped first: a login or prompt answered while the launch still runs would be asked
         // again, and wait for ever.
         manager.detach()
-        while passcodes.answer(nil) {}
+        // Nothing may wait for ever once the world ended: later logins fail, later prompts give up.
+        passcodes.close()
+        accounts.holdsLogins = false
         while accounts.answerLogin(.failure(CancellationError())) {}
         screenShows = nil
     }

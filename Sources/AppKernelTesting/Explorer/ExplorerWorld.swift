@@ -109,8 +109,10 @@ open class ExplorerWorld {
         self.makeDelegate = delegate
         host.beforeEachLaunch { [weak self] application in self?.observe(application) }
         #if canImport(Testing)
-        // Made inside an `appKernel` test (a printed test), it ends with the test.
-        AppKernelTest.running?.onFinish { [weak self] in self?.endNow() }
+        // Made inside an `appKernel` test (a printed test), it lives until the test ends and ends
+        // with it: its app's work may still wait on it (a held login) when the test's last line
+        // ran. (The explorer's own worlds are made outside: it ends each itself.)
+        AppKernelTest.running?.onFinish { [self] in endNow() }
         #endif
     }
 

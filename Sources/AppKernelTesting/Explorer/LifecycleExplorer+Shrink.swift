@@ -39,7 +39,7 @@ extension LifecycleExplorer {
         }
         let printing = SharedScope(name: "LifecycleExplorer: printing")
         defer { printing.finish() }
-        let printed = try await printing.withValue { try await self.world() }
+        let printed = try await printing.withValue { try await AppKernelTest.$running.withValue(nil) { try await self.world() } }
         let test = printedTest(schedule, invariant: finding.invariant, world: printed)
         await printed.tearDown()
         return Violation(invariant: finding.invariant, message: message, schedule: schedule, original: original, printedTest: test)

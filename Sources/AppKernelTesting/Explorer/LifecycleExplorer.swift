@@ -121,7 +121,8 @@ public final class LifecycleExplorer {
         let scope = SharedScope(name: "LifecycleExplorer: \(schedule)")
         defer { scope.finish() }
         return try await scope.withValue {
-            let world = try await factory()
+            // Not tied to a surrounding `appKernel` test: each schedule's world ends here.
+            let world = try await AppKernelTest.$running.withValue(nil) { try await factory() }
             world.steps = steps
             let invariants = self.invariants.resolved(in: world)
             var run = Run()

@@ -39,8 +39,7 @@ struct SDKExplorerTests {
         #expect(world.violation(of: .noOtherUsersData) == nil)   // launch; passcode(0000); passcode(0000); passcode(0000)
     }
 
-    /// The same test on the SDK's lockout: it passes. (Torn down explicitly: left to the test's
-    /// end, this SDK world stays alive under LeakSanitizer — open on issue 32.)
+    /// The same test on the SDK's lockout: it passes.
     @Test(.appKernel) @MainActor
     func explorerFound_noOtherUsersData() async throws {
         let world = try FixedLockoutApp.makeWorld(users: 2)
@@ -49,7 +48,6 @@ struct SDKExplorerTests {
         world.answerPasscode("0000"); await world.settle()
         world.answerPasscode("0000"); await world.settle()
         #expect(world.violation(of: .noOtherUsersData) == nil)   // launch; passcode(0000); passcode(0000); passcode(0000)
-        await world.tearDown()
     }
 
     @Test(.exploresManySchedules) func findsAUserChangeBlockShowingThePreviousUsersRecords() async throws {
@@ -84,7 +82,6 @@ struct SDKExplorerTests {
         try world.switchUser("005B"); await world.settle()
         #expect(world.rootBuilds.isEmpty)
         #expect(world.violation(of: .noOtherUsersData) == nil)
-        await world.tearDown()
     }
 
     @Test(.exploresManySchedules) func theFixedAppsHoldEveryInvariantToDepthFour() async throws {
