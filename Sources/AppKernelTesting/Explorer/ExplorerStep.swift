@@ -39,7 +39,7 @@ public struct ExplorerStep: Hashable, Sendable, CustomStringConvertible {
 
     /// `30s`, `250ms`, `2m`: the largest unit in which `duration` is a whole number.
     static func text(of duration: Duration) -> String {
-        let milliseconds = duration.components.seconds * 1_000 + duration.components.attoseconds / 1_000_000_000_000_000
+        let milliseconds = duration.milliseconds
         if milliseconds % 60_000 == 0, milliseconds != 0 { return "\(milliseconds / 60_000)m" }
         if milliseconds % 1_000 == 0, milliseconds != 0 { return "\(milliseconds / 1_000)s" }
         return "\(milliseconds)ms"

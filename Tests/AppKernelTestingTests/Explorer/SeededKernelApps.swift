@@ -149,8 +149,13 @@ enum TwoServicesApp {
 
         func applicationWillTerminate(_ application: Application) {
             guard stopsDependentsFirst else {
+                // Start order: the database, and once it has stopped, the cache.
                 database?.cancel()
-                cache?.cancel()
+                let cache = cache
+                Task { @MainActor [database] in
+                    await database?.value
+                    cache?.cancel()
+                }
                 return
             }
             cache?.cancel()
