@@ -91,7 +91,8 @@ let package = Package(
             swiftSettings: strictSettings),
         .testTarget(name: "AppKernelTests", dependencies: ["AppKernel", "AppKernelTesting"], swiftSettings: strictSettings),
         .testTarget(name: "AppKernelCoreTests", dependencies: ["AppKernelCore"], swiftSettings: strictSettings),
-        .testTarget(name: "AppKernelTestingTests", dependencies: ["AppKernel", "AppKernelTesting", "AppKernelSDK", "AppKernelSDKTesting", "AppKernelAuth"],
+        .testTarget(name: "AppKernelTestingTests", dependencies: ["AppKernel", "AppKernelTesting", "AppKernelSDK", "AppKernelSDKTesting", "AppKernelAuth",
+                                                            "ExplorerTestSupport"],
                     swiftSettings: strictSettings),
         .executableTarget(
             name: "CredentialStoreWriter",
@@ -121,8 +122,10 @@ let package = Package(
         // Runs the examples' built executables and checks what they print; replays AccountsApp's
         // journal in-process on a SimulatedHost (so it links the app's module and the testing kit).
         .testTarget(name: "ExamplesTests", dependencies: ["ChildProcess", "LoopbackServer", "AccountsApp", "LifecycleTour", "ModularApp", "MultiOrgLogin",
-                                                    "AppKernel", "AppKernelCore", "AppKernelTesting"], exclude: ["Fixtures"],
+                                                    "AppKernel", "AppKernelCore", "AppKernelTesting", "ExplorerTestSupport"], exclude: ["Fixtures"],
                     swiftSettings: strictSettings),
+        // The explorer tests' trait and known-issue matcher (three test targets use them).
+        .target(name: "ExplorerTestSupport", path: "Tests/Support/ExplorerTestSupport", swiftSettings: strictSettings),
         .target(name: "LoopbackServer", dependencies: ["AppKernelCore"], path: "Tests/Support/LoopbackServer", swiftSettings: strictSettings),
         // The client; tests that need a server use the embedded org (or a loopback server).
         .testTarget(name: "AppKernelRESTTests", dependencies: ["AppKernelREST", "AppKernelEmbeddedOrg", "AppKernel", "AppKernelAuth", "AppKernelTesting", "LoopbackServer",
@@ -133,7 +136,8 @@ let package = Package(
         .testTarget(name: "AppKernelEmbeddedOrgTests", dependencies: ["AppKernelEmbeddedOrg", "AppKernelREST", "AppKernel", "AppKernelAuth", "AppKernelTesting"],
                     exclude: ["Fixtures"],
                     swiftSettings: strictSettings),
-        .testTarget(name: "AppKernelSDKTests", dependencies: ["AppKernelSDK", "AppKernel", "AppKernelAuth", "AppKernelREST", "AppKernelEmbeddedOrg", "AppKernelTesting", "AppKernelSDKTesting"],
+        .testTarget(name: "AppKernelSDKTests", dependencies: ["AppKernelSDK", "AppKernel", "AppKernelAuth", "AppKernelREST", "AppKernelEmbeddedOrg", "AppKernelTesting", "AppKernelSDKTesting",
+                                                         "ExplorerTestSupport"],
                     swiftSettings: strictSettings),
         .executableTarget(
             name: "StoreCrashWriter",

@@ -5,6 +5,7 @@ import AppKernelCore
 import AppKernelSDK
 import AppKernelTesting
 import Foundation
+import ExplorerTestSupport
 import Testing
 
 /// AccountsApp's own app — its delegate, `AccountsSDKManager`, the embedded org, sealed data

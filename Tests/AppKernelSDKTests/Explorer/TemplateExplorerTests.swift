@@ -4,6 +4,7 @@ import AppKernelSDK
 import AppKernelSDKTesting
 import AppKernelTesting
 import Foundation
+import ExplorerTestSupport
 import Testing
 
 /// The forceios template as ported in "Porting the forceios template" (PortingGuideTests' app

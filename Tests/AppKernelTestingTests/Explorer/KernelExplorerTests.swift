@@ -1,5 +1,6 @@
 import AppKernel
 import AppKernelTesting
+import ExplorerTestSupport
 import Testing
 
 /// Issue 32: the lifecycle explorer over kernel-only apps — the schedule format, the search, the
@@ -39,7 +40,7 @@ struct KernelExplorerTests {
                 #expect(world.violation(of: .backgroundWorkCovered) == nil)   // launch; background; +5s
             }
             """)
-        await withKnownIssue { try await printedBackgroundWorkTest() }
+        try await withKnownIssue { try await printedBackgroundWorkTest() } matching: { $0.isExpectationFailure }
         #expect(try await explorer.replay(found.schedule).violates(.backgroundWorkCovered))
         #expect(try await explorer.replay(found.schedule, world: { UploadOnBackgroundApp.makeWorld(covered: true) }).holds)
         let fixed = LifecycleExplorer(world: { UploadOnBackgroundApp.makeWorld(covered: true) })
