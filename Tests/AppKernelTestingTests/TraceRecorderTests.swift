@@ -41,7 +41,7 @@ struct TraceRecorderTests {
                                       "listeners.didBecomeActive"])
         host.trace.options = .all
         try host.sendMemoryWarning()
-        #expect(host.trace.take() == ["listeners.didReceiveMemoryWarning", "app.didReceiveMemoryWarning"])
+        #expect(host.trace.take() == ["app.didReceiveMemoryWarning", "listeners.didReceiveMemoryWarning"])
     }
 
     @Test func entriesCarryTheirTimeOnTheApplicationsClock() async throws {
@@ -74,8 +74,8 @@ struct TraceRecorderTests {
         try app.handle(.launch(LaunchOptions(), inBackground: false))
         let bootPhases = BootLoader().phaseNames.flatMap { ["bootLoader.phase(\($0))", "bootLoader.phaseEnded(\($0))"] }
         #expect(bootPhases.count == 12)
-        #expect(recorder.take() == ["app.willFinishLaunching", "listeners.didFinishLaunching", "app.didFinishLaunching"]
-                + bootPhases + ["listeners.didBecomeActive", "app.didBecomeActive"])
+        #expect(recorder.take() == ["app.willFinishLaunching", "app.didFinishLaunching"]
+                + bootPhases + ["listeners.didFinishLaunching", "app.didBecomeActive", "listeners.didBecomeActive"])
         #expect(app.window?.isKeyWindow == true, "the default phases make and show the window of an app without scenes")
         #expect((app.window?.rootController as? PlaceholderController)?.isVisible == true)
     }

@@ -59,7 +59,7 @@ struct BootLoaderTests {
         let lines = host.trace.take()
         let active = try #require(lines.firstIndex(of: "listeners.didBecomeActive"))
         let boot = try #require(lines.firstIndex(of: "bootLoader.phase(boot)"))
-        #expect(active < boot, "listeners, then the BootLoader, on the first didBecomeActive")
+        #expect(boot < active, "the BootLoader (default work), then listeners, on the first didBecomeActive")
         try host.moveToBackground()
         try host.moveToForeground()
         #expect(log.lines.filter { $0 == "boot" }.count == 1)

@@ -50,7 +50,7 @@ struct HookRegistryTests {
         kept.append(app.hooks.handle(.didReceiveMemoryWarning) { _ in log.lines.append("handle"); return .continue })
         kept.append(app.hooks.after(.didReceiveMemoryWarning) { _ in log.lines.append("after") })
         try host.sendMemoryWarning()
-        #expect(log.take() == ["before", "handle", "listener", "app.memoryWarning", "after"])
+        #expect(log.take() == ["before", "handle", "app.memoryWarning", "listener", "after"])
         withExtendedLifetime(token) {}
     }
 

@@ -9,7 +9,10 @@ struct ListenerTests {
     let log = CallLog()
     let host = SimulatedHost()
 
-    @Test func typedListenersHearTheirEventBeforeTheDelegate() throws {
+    /// UIKit: "After calling this method, the app also posts …Notification"
+    /// (applicationDidBecomeActive(_:), applicationWillResignActive(_:), …): listeners hear an
+    /// event after its delegate method. ApplicationEventOrderTests checks every event.
+    @Test func typedListenersHearTheirEventAfterTheDelegate() throws {
         let app = try host.launch(delegate: RecordingApplicationDelegate(log: log))
         let background = app.addListener(for: .didEnterBackground) { [log] app in log.lines.append("listener.didEnterBackground(\(app.state))") }
         let scene = app.addListener(for: .sceneDidEnterBackground) { [log] scene in log.lines.append("listener.\(scene.id).didEnterBackground") }
@@ -17,8 +20,8 @@ struct ListenerTests {
         log.lines.removeAll()
         try host.moveToBackground()
         try host.sendMemoryWarning()
-        #expect(log.take() == ["scene-1.willResignActive", "listener.scene-1.didEnterBackground", "scene-1.didEnterBackground",
-                               "listener.didEnterBackground(background)", "listener.memoryWarning", "app.memoryWarning"])
+        #expect(log.take() == ["scene-1.willResignActive", "scene-1.didEnterBackground", "listener.scene-1.didEnterBackground",
+                               "listener.didEnterBackground(background)", "app.memoryWarning", "listener.memoryWarning"])
         withExtendedLifetime([background, scene, warning]) {}
     }
 
@@ -221,11 +224,12 @@ struct ListenerTests {
         var steps: [String] = []
         let token = app.addPipelineObserver { stage, event in steps.append("\(stage)|\(event.name.rawValue)") }
         try app.handle(.launch(LaunchOptions(), inBackground: false))
-        #expect(steps == ["app|willFinishLaunching", "listeners|didFinishLaunching", "app|didFinishLaunching"]
+        #expect(steps == ["app|willFinishLaunching", "app|didFinishLaunching"]
                 + Array(repeating: ["bootLoader|phase", "bootLoader|phaseEnded"], count: 6).flatMap { $0 } + [
-                          "app|configurationForConnecting", "listeners|sceneWillConnect", "scene-1|sceneWillConnect",
-                          "listeners|sceneWillEnterForeground", "scene-1|sceneWillEnterForeground",
-                          "listeners|sceneDidBecomeActive", "scene-1|sceneDidBecomeActive", "listeners|didBecomeActive"])
+                          "listeners|didFinishLaunching",
+                          "app|configurationForConnecting", "scene-1|sceneWillConnect", "listeners|sceneWillConnect",
+                          "scene-1|sceneWillEnterForeground", "listeners|sceneWillEnterForeground",
+                          "scene-1|sceneDidBecomeActive", "listeners|sceneDidBecomeActive", "listeners|didBecomeActive"])
         withExtendedLifetime(token) {}
     }
 }

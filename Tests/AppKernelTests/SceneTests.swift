@@ -49,10 +49,10 @@ struct SceneTests {
                                "scene-1.didEnterBackground", "scene-2.didEnterBackground"])
         // The application-level events come when the last scene's step changes the app's state.
         #expect(host.trace.take() == [
-            "listeners.scene-1.willResignActive", "scene-1.willResignActive",
-            "listeners.scene-2.willResignActive", "scene-2.willResignActive", "listeners.willResignActive",
-            "listeners.scene-1.didEnterBackground", "scene-1.didEnterBackground",
-            "listeners.scene-2.didEnterBackground", "scene-2.didEnterBackground", "listeners.didEnterBackground",
+            "scene-1.willResignActive", "listeners.scene-1.willResignActive",
+            "scene-2.willResignActive", "listeners.scene-2.willResignActive", "listeners.willResignActive",
+            "scene-1.didEnterBackground", "listeners.scene-1.didEnterBackground",
+            "scene-2.didEnterBackground", "listeners.scene-2.didEnterBackground", "listeners.didEnterBackground",
         ])
     }
 

@@ -3,7 +3,7 @@ import Foundation
 extension Application {
     // MARK: Launch
 
-    /// willFinishLaunching → [before → handle → listeners → didFinishLaunching → BootLoader →
+    /// willFinishLaunching → [before → handle → didFinishLaunching → BootLoader → listeners →
     /// after] → the first scene, or (apps without scenes) the launch's URL / activity / quick
     /// action and didBecomeActive. A `handle` hook that stops the launch answers the system and
     /// skips the rest of the bracket, the BootLoader included. A background launch connects no
@@ -16,8 +16,14 @@ extension Application {
         observe(.applicationDelegate, .willFinishLaunching(options))
         let willFinish = delegate.application(self, willFinishLaunchingWithOptions: options)
         didFinishLaunchingBegan = true
+        // The BootLoader is the framework's part of the default work (mPaaS runs it from its
+        // didFinishLaunching), so listeners hear didFinishLaunching once it has begun.
         let delivery = publish(.didFinishLaunching, options, to: .applicationDelegate, runAfterHooks: false) { _ in
-            delegate.application(self, didFinishLaunchingWithOptions: options)
+            let answer = delegate.application(self, didFinishLaunchingWithOptions: options)
+            if !inBackground {
+                bootLoader.run(in: self) { [weak self] in self?.runAfterHooksNow(.didFinishLaunching, options) }
+            }
+            return answer
         }
         // Either launch method answering false refuses the launch's URL, activity and quick
         // action (UIKit); scene apps get them in the first scene's connection options instead.
@@ -30,8 +36,6 @@ extension Application {
             if inBackground {
                 bootLoaderPending = true
                 runAfterHooksNow(.didFinishLaunching, options)
-            } else {
-                bootLoader.run(in: self) { [weak self] in self?.runAfterHooksNow(.didFinishLaunching, options) }
             }
         }
         if inBackground {

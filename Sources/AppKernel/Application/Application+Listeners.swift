@@ -19,9 +19,11 @@ enum Delivery<Result> {
 extension Application {
     /// Listens for one event — the analogue of observing a UIKit notification.
     ///
-    /// The listener runs synchronously on the main actor, before the delegate (see DESIGN.md),
-    /// once per event. A listener added while an event is being delivered hears the next event,
-    /// not the current one. Keep the token: cancelling it or letting it go stops delivery at once.
+    /// The listener runs synchronously on the main actor, once per event, where UIKit posts the
+    /// event's notification: after the delegate's method, except for `willEnterForeground`
+    /// (``ApplicationEvent/notifiesBeforeDelegate``). A listener added while an event is being
+    /// delivered hears the next event, not the current one. Keep the token: cancelling it or
+    /// letting it go stops delivery at once.
     ///
     /// ```swift
     /// let token = app.addListener(for: .didEnterBackground) { app in cache.flush() }
@@ -75,10 +77,11 @@ extension Application {
     // MARK: Publishing
 
     /// One pass through the pipeline: `before` hooks → `handle` hooks (a stop ends the pass) →
-    /// listeners → `deliver` (the delegate; reported to pipeline observers as `stage`, `nil`
-    /// when no delegate is called) → `after` hooks. Hook failures are reported and the pass goes
-    /// on. `runAfterHooks: false` leaves the `after` hooks to the caller (the launch runs them
-    /// when the BootLoader has finished).
+    /// `deliver` (the delegate; reported to pipeline observers as `stage`, `nil` when no delegate
+    /// is called) → listeners → `after` hooks; for an event UIKit posts before calling its
+    /// delegate (``ApplicationEvent/notifiesBeforeDelegate``), listeners before `deliver`. Hook
+    /// failures are reported and the pass goes on. `runAfterHooks: false` leaves the `after`
+    /// hooks to the caller (the launch runs them when the BootLoader has finished).
     ///
     /// `deliver` is handed the payload — the application for application-level events, the scene
     /// for scene events: a closure that reaches the delegate through it captures nothing, which
@@ -101,17 +104,25 @@ extension Application {
         // The record (a `LifecycleEvent`) is built only for those who take records.
         let wantsRecord = !pipelineObservers.isEmpty || !everyEventListeners.isEmpty
         let record = wantsRecord ? event.record(payload) : nil
+        // UIKit's order: the delegate method, then the notification ("after calling this
+        // method, the app also posts …Notification"), except where UIKit posts first.
+        if event.notifiesBeforeDelegate { notifyListeners(event, payload, record) }
+        if let stage, let record { observe(stage, record) }
+        let value = deliver(payload)
+        if !event.notifiesBeforeDelegate { notifyListeners(event, payload, record) }
+        if let hookRun, runAfterHooks {
+            _ = try? hooks.run(hookRun.after, event, payload, hookFailurePolicy, budget: hookRun.budget)
+        }
+        return .delivered(value)
+    }
+
+    /// The listeners' part of a pass: the event's own listeners, then the every-event ones.
+    private func notifyListeners<Payload>(_ event: ApplicationEvent<Payload>, _ payload: Payload, _ record: LifecycleEvent?) {
         if let record { observe(.listeners, record) }
         // The name fixes the payload type: ApplicationEvent's initialiser is internal and each
         // name is declared once, with one payload type.
         listeners.list(event.name)?.deliver(payload)
         if let record { everyEventListeners.deliver(record) }
-        if let stage, let record { observe(stage, record) }
-        let value = deliver(payload)
-        if let hookRun, runAfterHooks {
-            _ = try? hooks.run(hookRun.after, event, payload, hookFailurePolicy, budget: hookRun.budget)
-        }
-        return .delivered(value)
     }
 
     /// Runs the `after` hooks of `event`, reporting failures.

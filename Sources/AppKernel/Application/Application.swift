@@ -23,8 +23,9 @@ import Foundation
 /// ```
 ///
 /// ### The event pipeline
-/// Every event is one pass through the pipeline: the host's event → the application's
-/// listeners → the delegate (application or scene). An event raised while another is being
+/// Every event is one pass through the pipeline: the host's event → the delegate (application
+/// or scene) → the application's listeners, where UIKit posts its notifications (before the
+/// delegate only for `willEnterForeground`). An event raised while another is being
 /// delivered — by a callback that asks the host for something, or by the system itself (a task
 /// ending inside a callback) — is queued and processed after the current one, FIFO: deliveries
 /// never interleave. See DESIGN.md.

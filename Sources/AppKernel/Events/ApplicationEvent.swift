@@ -18,6 +18,13 @@ public struct ApplicationEvent<Payload>: HookPoint {
     let ordinal: Int
     let record: @MainActor @Sendable (Payload) -> LifecycleEvent
 
+    /// Whether listeners hear the event before the delegate's method runs. UIKit documents
+    /// `willEnterForegroundNotification` as posted "shortly before" calling
+    /// `applicationWillEnterForeground(_:)`; every other notification is posted after its
+    /// delegate method ("after calling this method, the app also posts …") or in an order UIKit
+    /// leaves open, and events with no notification follow the same rule: the delegate first.
+    public var notifiesBeforeDelegate: Bool { name == .willEnterForeground }
+
     init(_ name: LifecycleEvent.Name, record: @escaping @MainActor @Sendable (Payload) -> LifecycleEvent) {
         self.name = name
         self.ordinal = name.ordinal
@@ -35,7 +42,8 @@ public struct ApplicationEvent<Payload>: HookPoint {
 }
 
 extension ApplicationEvent where Payload == LaunchOptions {
-    /// Launching finished (before the delegate's `didFinishLaunching`, per the pipeline order).
+    /// Launching finished (after the delegate's `didFinishLaunching`, as UIKit posts
+    /// `didFinishLaunchingNotification`).
     public static var didFinishLaunching: Self { .init(.didFinishLaunching) { .didFinishLaunching($0) } }
 }
 
