@@ -141,6 +141,8 @@ extension EmbeddedOrg {
             case ("composite", 1) where version.major >= 34:
                 try Self.allow(request.method, "POST")
                 return try composite(request, version: version, user: user, &state)
+            case ("connect", 3) where rest[1] == "briefcase" && rest[2] == "priming-records":
+                return try primingRecords(request, query: query, version: version, user: user, state)
             case ("composite", _) where rest[1] == "sobjects" && version.major >= 42:
                 return try collection(request, Array(rest.dropFirst(2)), query: query, version: version, user: user, &state)
             default:

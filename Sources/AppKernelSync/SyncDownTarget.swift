@@ -38,8 +38,10 @@ public struct SyncDownTarget: Sendable, Hashable {
         self.queryType = queryType
         self.query = query
         self.details = details
-        self.details.iOSImpl = nil
-        self.details.androidImpl = nil
+        if queryType != .custom {   // a custom target keeps the class that runs it
+            self.details.iOSImpl = nil
+            self.details.androidImpl = nil
+        }
         // The defaults the SDK writes, so a target reads back from its JSON equal to itself.
         if queryType == .soql {
             self.details.maxBatchSize = details.maxBatchSize ?? Self.defaultMaxBatchSize
@@ -130,6 +132,25 @@ public struct SyncDownTarget: Sendable, Hashable {
         return SyncDownTarget(queryType: .metadata, details: details)
     }
 
+    /// A briefcase target (`SFBriefcaseSyncDownTarget`): the records the org's briefcases assigned
+    /// to the connected app name (Connect's `briefcase/priming-records`, paged by `relayToken`),
+    /// fetched by id, `countIdsPerRetrieve` a request (at most 2000), each object type into its soup.
+    public static func briefcase(_ infos: [BriefcaseObjectInfo], countIdsPerRetrieve: Int? = nil) -> SyncDownTarget {
+        var details = SyncTargetDetails()
+        details.briefcaseInfos = infos
+        details.countIdsPerRetrieve = countIdsPerRetrieve
+        return SyncDownTarget(queryType: .briefcase, details: details)
+    }
+
+    /// A custom target: the app's ``CustomSyncDownTarget`` registered as `className` in the
+    /// manager's ``SyncManager/targets`` runs it; `properties` are its own keys.
+    public static func custom(className: String, properties: [String: JSONValue] = [:]) -> SyncDownTarget {
+        var details = SyncTargetDetails()
+        details.iOSImpl = className
+        details.customProperties = properties
+        return SyncDownTarget(queryType: .custom, details: details)
+    }
+
     // MARK: The SDK's form
 
     /// The Mobile SDK class that runs this target (written as `iOSImpl`, as the SDK does).
@@ -143,7 +164,7 @@ public struct SyncDownTarget: Sendable, Hashable {
         case .layout: "SFLayoutSyncDownTarget"
         case .metadata: "SFMetadataSyncDownTarget"
         case .briefcase: "SFBriefcaseSyncDownTarget"
-        case .custom: "SFSyncDownTarget"
+        case .custom: details.iOSImpl ?? "SFSyncDownTarget"
         }
     }
 
@@ -152,7 +173,8 @@ public struct SyncDownTarget: Sendable, Hashable {
     public var json: JSONValue {
         var members: [String: JSONValue] = ["type": .string(queryType.rawValue), "idFieldName": .string(idFieldName),
                                             "modificationDateFieldName": .string(modificationDateFieldName)]
-        if queryType != .custom { members["iOSImpl"] = .string(implementationClassName) }
+        members["iOSImpl"] = .string(implementationClassName)
+        if queryType == .custom, let android = details.androidImpl { members["androidImpl"] = .string(android) }
         func strings(_ list: [String]?) -> JSONValue? { list.map { .array($0.map(JSONValue.string)) } }
         switch queryType {
         case .soql:

@@ -20,8 +20,16 @@ public struct SyncError: Error, Sendable, CustomStringConvertible {
         /// The operation does not apply to this sync (ghosts of a sync up, a sync-up spec given
         /// to `syncDown`).
         case wrongSyncType
-        /// A target this port does not run (`custom` and `briefcase` sync downs, custom sync ups).
+        /// A custom target (its `iOSImpl`) that no ``SyncTargetRegistry`` of the manager names:
+        /// register it (`syncManager.targets`).
         case unsupportedTarget
+        /// A custom target's own code threw (the error says what it threw).
+        case customTargetFailed
+        /// The manager is stopped, or stopping (``SyncManager/stop()``): no sync starts until
+        /// ``SyncManager/restart(restartStoppedSyncs:onUpdate:)``.
+        case managerStopped
+        /// ``SyncManager/restart(restartStoppedSyncs:onUpdate:)`` on a manager that was not stopped.
+        case managerNotStopped
         /// A record the server sent lacks the modification date field the target relies on
         /// (`LastModifiedDate` unless the target names another).
         case missingModificationDate
@@ -87,6 +95,16 @@ public struct SyncError: Error, Sendable, CustomStringConvertible {
         var copy = self
         if copy.sync == nil { copy.sync = name }
         return copy
+    }
+
+    /// What a custom target threw, as a sync error: a ``SyncError`` as it is, a REST error as
+    /// `serverFailed`, any other as `customTargetFailed`.
+    static func custom(_ error: any Error, sync: String, doing: String) -> SyncError {
+        switch error {
+        case let error as SyncError: return error.naming(sync: sync)
+        case let error as RestClientError: return SyncError(code: .serverFailed, reason: "\(doing) failed", sync: sync, restError: error)
+        default: return SyncError(code: .customTargetFailed, reason: "\(doing) failed: \(error)", sync: sync)
+        }
     }
 
     /// A store error, as a sync error naming its soup.

@@ -35,6 +35,7 @@ extension SyncManager {
                 if target.queryType == .parentChildren, let parent = target.details.parent, let children = target.details.children {
                     return try await cleanParentChildrenGhosts(sync, target: target, parent: parent, children: children)
                 }
+                if target.queryType == .briefcase { return try await cleanBriefcaseGhosts(sync, target: target) }
                 let local = try cleanRecords(inSoup: sync.soupName, idField: target.idFieldName, syncId: sync.id)
                 guard !local.isEmpty, let remote = try await fetcher.remoteIds(local.map(\.id), self) else { return 0 }
                 return try remove(local.filter { !remote.contains($0.id) }, fromSoup: sync.soupName)
@@ -59,6 +60,19 @@ extension SyncManager {
         }
         let parents = try remove(localParents.filter { !remoteParents.contains($0.id) }, fromSoup: parent.soupName)
         return parents + (try remove(localChildren.filter { !remoteChildren.contains($0.id) }, fromSoup: children.soupName))
+    }
+
+    /// BriefcaseSyncDownTarget cleanGhosts: each info's soup loses the clean records whose ids
+    /// the briefcases no longer prime (every page read first; a rule error removes nothing).
+    private func cleanBriefcaseGhosts(_ sync: SyncState, target: SyncDownTarget) async throws(SyncError) -> Int {
+        let remote = try await BriefcaseFetcher.allIds(target, self)
+        var removed = 0
+        for info in target.details.briefcaseInfos {
+            let local = try cleanRecords(inSoup: info.soupName, idField: info.idFieldName, syncId: sync.id)
+            let primed = remote[info.sobjectType] ?? []
+            removed += try remove(local.filter { !primed.contains($0.id) }, fromSoup: info.soupName)
+        }
+        return removed
     }
 
     /// The records of a soup without local changes (`__local__` false) — of this sync only when

@@ -6,7 +6,7 @@ import AppKernelREST
 /// local changes alone; write each page and the sync's state in one transaction.
 extension SyncManager {
     /// The fetcher of a target.
-    /// - Throws: ``SyncError`` `unsupportedTarget` for `custom` and `briefcase` targets.
+    /// - Throws: ``SyncError`` `unsupportedTarget` for a custom target no registry names.
     func fetcher(for target: SyncDownTarget, sync: SyncState) throws(SyncError) -> any SyncDownFetcher {
         switch target.queryType {
         case .soql:
@@ -22,14 +22,18 @@ extension SyncManager {
             return RefreshFetcher(target: target, soupName: sync.soupName)
         case .layout, .metadata:
             return SingleRecordFetcher(target: target)
-        case .custom, .briefcase:
-            throw SyncError(code: .unsupportedTarget, reason: "\(target.queryType.rawValue) targets are not run by this port", sync: sync.label)
+        case .briefcase:
+            return BriefcaseFetcher(target: target)
+        case .custom:
+            let custom = try targets.makeSyncDown(target.details, json: target.json.objectValue ?? [:], sync: sync.label)
+            return CustomSyncDownFetcher(target: custom, sync: sync.label)
         }
     }
 
     /// Runs a sync down, saving its state as it goes (the caller saves the end).
     func runSyncDown(_ sync: inout SyncState, target: SyncDownTarget, onUpdate: SyncUpdateBlock?) async throws(SyncError) {
         var fetcher = try fetcher(for: target, sync: sync)
+        let sorted = target.isSortedByLatestModification || (fetcher as? CustomSyncDownFetcher)?.target.isSortedByLatestModification == true
         let skipped = sync.mergeMode == .leaveIfChanged ? try dirtyIds(target: target, soupName: sync.soupName) : []
         var newest = sync.maxTimeStamp
         var fetched = 0
@@ -42,7 +46,7 @@ extension SyncManager {
             let pageNewest = try latestModification(of: records, target: target, sync: sync)
             newest = max(newest, pageNewest)
             fetched += records.count
-            if target.isSortedByLatestModification || fetched == sync.totalSize { sync.maxTimeStamp = newest }
+            if sorted || fetched == sync.totalSize { sync.maxTimeStamp = newest }
             sync.progress = Self.progress(fetched, of: sync.totalSize)
             let kept = skipped.isEmpty ? records : records.filter { record in
                 guard let id = record[target.idFieldName]?.stringValue else { return true }
@@ -54,6 +58,7 @@ extension SyncManager {
                 try transaction.upsert([state.json], intoSoup: MobileSync.syncsSoupName)
             }
             onUpdate?(sync)
+            try checkNotStopping(sync)   // SFSyncDownTask: a stop requested ends the run after a whole page
             page = try await fetcher.next(self)
         }
         sync.maxTimeStamp = newest
@@ -115,6 +120,15 @@ extension SyncManager {
             }
             return
         }
+        if target.queryType == .briefcase {
+            // BriefcaseSyncDownTarget cleanAndSaveRecordsToLocalStore: each record into its type's soup.
+            for info in target.details.briefcaseInfos {
+                let mine = records.filter { $0["attributes"]?["type"]?.stringValue == info.sobjectType }
+                guard !mine.isEmpty else { continue }
+                try transaction.upsert(mine.map { Self.cleaned($0, syncId: sync.id) }, intoSoup: info.soupName, externalIdPath: info.idFieldName)
+            }
+            return
+        }
         try transaction.upsert(records.map { Self.cleaned($0, syncId: sync.id) }, intoSoup: sync.soupName, externalIdPath: target.idFieldName)
     }
 
@@ -133,6 +147,13 @@ extension SyncManager {
     /// leaves them alone. For a parent-children target, the parents that changed or have a
     /// child that changed.
     func dirtyIds(target: SyncDownTarget, soupName: String) throws(SyncError) -> Set<String> {
+        if target.queryType == .briefcase {   // BriefcaseSyncDownTarget getIdsToSkip: every info's soup
+            var ids: Set<String> = []
+            for info in target.details.briefcaseInfos {
+                ids.formUnion(try values(of: info.idFieldName, inSoup: info.soupName, local: true).compactMap { $0[0].stringValue })
+            }
+            return ids
+        }
         guard target.queryType == .parentChildren, let parent = target.details.parent, let children = target.details.children else {
             return Set(try values(of: target.idFieldName, inSoup: soupName, local: true).compactMap { $0[0].stringValue })
         }

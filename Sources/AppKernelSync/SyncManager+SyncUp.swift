@@ -16,9 +16,8 @@ extension SyncManager {
 
     /// Runs a sync up, saving its state as it goes (the caller saves the end).
     func runSyncUp(_ sync: inout SyncState, target: SyncUpTarget, onUpdate: SyncUpdateBlock?) async throws(SyncError) -> SyncUpResult {
-        guard [.singleRecord, .batch, .collection, .parentChildren].contains(target.kind) else {
-            throw SyncError(code: .unsupportedTarget, reason: "\(target.implementationClassName) sync ups are not run by this port", sync: sync.label)
-        }
+        let custom = target.kind == .custom ? try targets.makeSyncUp(target.details, json: target.json.objectValue ?? [:], sync: sync.label) : nil
+        let batchSize = (custom as? any AdvancedSyncUpTarget).map { max($0.maxBatchSize, 1) } ?? target.maxBatchSize
         let ids = target.kind == .parentChildren ? try dirtyParentEntryIds(target: target) : try dirtyEntryIds(inSoup: sync.soupName)
         sync.totalSize = ids.count
         sync.progress = Self.progress(0, of: ids.count)
@@ -26,8 +25,8 @@ extension SyncManager {
         onUpdate?(sync)
         var result = SyncUpResult(state: sync)
         var done = 0
-        for start in stride(from: 0, to: ids.count, by: target.maxBatchSize) {
-            let chunk = Array(ids[start..<min(start + target.maxBatchSize, ids.count)])
+        for start in stride(from: 0, to: ids.count, by: batchSize) {
+            let chunk = Array(ids[start..<min(start + batchSize, ids.count)])
             let records = try storeCall { try store.retrieve(chunk, fromSoup: sync.soupName) }
             let newer = sync.mergeMode == .overwrite ? [:]
                 : target.kind == .parentChildren ? try await treesAreNewerThanServer(records, target: target, sync: sync)
@@ -42,7 +41,9 @@ extension SyncManager {
                 }
             }
             var writes: [LocalWrite] = []
-            if target.kind == .singleRecord {
+            if let custom {
+                try await syncUpCustom(toSend, custom, target: target, sync: sync, result: &result, writes: &writes)
+            } else if target.kind == .singleRecord {
                 for record in toSend { try await syncUpOne(record, target: target, sync: sync, result: &result, writes: &writes) }
             } else if target.kind == .parentChildren {
                 for record in toSend { try await syncUpTree(record, target: target, sync: sync, result: &result, writes: &writes) }
@@ -62,6 +63,7 @@ extension SyncManager {
                 try transaction.upsert([state.json], intoSoup: MobileSync.syncsSoupName)
             }
             onUpdate?(sync)
+            if done < ids.count { try checkNotStopping(sync) }   // SFSyncUpTask shouldStop: after a whole batch
         }
         result.state = sync
         return result

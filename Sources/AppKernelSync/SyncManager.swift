@@ -40,19 +40,31 @@ public final class SyncManager: Sendable {
     public let restClient: RestClient
     /// The wall clock for `startTime` and `endTime`.
     let now: @Sendable () -> Date
-    private let running = Locked<Set<Int>>([])
+    /// The running syncs and whether the manager accepts new ones.
+    let activity = Locked<Activity>(Activity())
+    private let registry: Locked<SyncTargetRegistry>
+
+    /// The app's custom sync targets, by the class name `usersyncs.json`'s `iOSImpl` gives: a
+    /// `custom` sync runs the one its name registers (set before running it).
+    public var targets: SyncTargetRegistry {
+        get { registry.withLock { $0 } }
+        set { registry.withLock { $0 = newValue } }
+    }
 
     /// Creates a manager for a store: registers `syncs_soup` if needed (indexes on `type`,
     /// `name`, `status`), and marks syncs left `RUNNING` by an ended process `STOPPED`.
     /// - Parameters:
     ///   - store: The store whose soups are synced (it gets `syncs_soup`).
     ///   - restClient: The client that reaches the org.
+    ///   - targets: The app's custom sync targets (``targets``).
     ///   - now: The wall clock for sync start and end times.
     /// - Throws: ``SyncError`` `storeFailed`, `invalidSyncState`.
-    public init(store: SmartStore, restClient: RestClient, now: @escaping @Sendable () -> Date = { Date() }) throws(SyncError) {
+    public init(store: SmartStore, restClient: RestClient, targets: SyncTargetRegistry = SyncTargetRegistry(),
+                now: @escaping @Sendable () -> Date = { Date() }) throws(SyncError) {
         self.store = store
         self.restClient = restClient
         self.now = now
+        self.registry = Locked(targets)
         try setUpSyncsSoup()
         for var sync in try syncs(withStatus: .running) {
             sync.status = .stopped
@@ -176,6 +188,8 @@ public final class SyncManager: Sendable {
             soups = [target.details.parent?.soupName, target.details.children?.soupName].compactMap { $0 }
         case .down(let target) where target.queryType == .refresh:
             if let refreshed = target.details.soupName { soups.append(refreshed) }
+        case .down(let target) where target.queryType == .briefcase:
+            soups = target.details.briefcaseInfos.map(\.soupName)
         case .up(let target) where target.kind == .parentChildren:
             soups = [target.details.parent?.soupName, target.details.children?.soupName].compactMap { $0 }
         default:
@@ -281,8 +295,8 @@ public final class SyncManager: Sendable {
         } catch {
             var failure = error.naming(sync: sync.label)
             // A cancelled task stops the sync, as the SDK's stop(): its next run resumes it.
-            let cancelled = Task.isCancelled || { if case .cancelled? = error.restError { true } else { false } }()
-            if cancelled {
+            let cancelled = Task.isCancelled || error.code == .stopped || { if case .cancelled? = error.restError { true } else { false } }()
+            if cancelled, error.code != .stopped {
                 failure = SyncError(code: .stopped, reason: "the sync's task was cancelled: it stopped where it was; run it again to resume",
                                     sync: sync.label, restError: error.restError)
             }
@@ -298,16 +312,29 @@ public final class SyncManager: Sendable {
     }
 
     private func begin(_ sync: SyncState) throws(SyncError) {
-        let started = running.withLock { $0.insert(sync.id).inserted }
-        guard started else { throw SyncError(code: .syncAlreadyRunning, reason: "the sync is running already", sync: sync.label) }
+        enum Refusal { case none, stopped(Activity.State), running }
+        let refusal: Refusal = activity.withLock { activity in
+            guard activity.state == .accepting else { return .stopped(activity.state) }
+            return activity.running.insert(sync.id).inserted ? .none : .running
+        }
+        switch refusal {
+        case .none: return
+        case .running: throw SyncError(code: .syncAlreadyRunning, reason: "the sync is running already", sync: sync.label)
+        case .stopped(let state):
+            throw SyncError(code: .managerStopped, reason: "the sync manager is \(state.rawValue): restart it (restart(restartStoppedSyncs:)) before running syncs",
+                            sync: sync.label)
+        }
     }
 
     private func end(_ sync: SyncState) {
-        _ = running.withLock { $0.remove(sync.id) }
+        activity.withLock { activity in
+            activity.running.remove(sync.id)
+            if activity.state == .stopRequested, activity.running.isEmpty { activity.state = .stopped }
+        }
     }
 
     /// Whether a sync is running now (in this manager).
-    public func isRunning(syncId id: Int) -> Bool { running.withLock { $0.contains(id) } }
+    public func isRunning(syncId id: Int) -> Bool { activity.withLock { $0.running.contains(id) } }
 
     /// Runs `body` as a ghost-cleaning run of a sync down (not running twice at once).
     func whileRunning<Result>(_ sync: SyncState, _ body: () async throws(SyncError) -> Result) async throws(SyncError) -> Result {

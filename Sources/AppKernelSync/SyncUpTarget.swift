@@ -41,8 +41,10 @@ public struct SyncUpTarget: Sendable, Hashable {
         self.createFieldlist = createFieldlist
         self.updateFieldlist = updateFieldlist
         self.details = details
-        self.details.iOSImpl = nil
-        self.details.androidImpl = nil
+        if kind != .custom {   // a custom target keeps the class that runs it
+            self.details.iOSImpl = nil
+            self.details.androidImpl = nil
+        }
         self.details.syncUpKind = kind
         if kind == .batch || kind == .collection { self.details.maxBatchSize = maxBatchSize }
     }
@@ -64,6 +66,15 @@ public struct SyncUpTarget: Sendable, Hashable {
         }
         self.init(kind: spec.target.syncUpKind ?? .collection, createFieldlist: spec.createFieldlist, updateFieldlist: spec.updateFieldlist,
                   details: spec.target)
+    }
+
+    /// A custom target: the app's ``CustomSyncUpTarget`` (or ``AdvancedSyncUpTarget``) registered
+    /// as `className` in the manager's ``SyncManager/targets`` sends the records.
+    public static func custom(className: String, properties: [String: JSONValue] = [:]) -> SyncUpTarget {
+        var details = SyncTargetDetails()
+        details.iOSImpl = className
+        details.customProperties = properties
+        return SyncUpTarget(kind: .custom, details: details)
     }
 
     /// How many records go in one request: the target's `maxBatchSize`, clamped to what the API
@@ -108,6 +119,8 @@ public struct SyncUpTarget: Sendable, Hashable {
             members["childrenUpdateFieldlist"] = .array((details.childrenUpdateFieldlist ?? []).map(JSONValue.string))
         case .custom:
             members["type"] = nil
+            members["iOSImpl"] = details.iOSImpl.map(JSONValue.string)
+            members["androidImpl"] = details.androidImpl.map(JSONValue.string)
             for (key, value) in details.customProperties { members[key] = value }
         case .singleRecord:
             break

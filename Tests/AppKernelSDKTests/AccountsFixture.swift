@@ -61,18 +61,27 @@ final class AccountsFixture {
     /// The work that is asking for the passcode (the launch, or the unlock after the background).
     private var asking: Task<Void, Never>?
 
-    private init(host: SimulatedHost, clock: TestClock, manager: SDKManager, configDirectory: URL, dataHome: URL) {
+    /// A data home the fixture made for itself, removed when the fixture goes.
+    private let ownedDataHome: URL?
+
+    private init(host: SimulatedHost, clock: TestClock, manager: SDKManager, configDirectory: URL, dataHome: URL, ownsDataHome: Bool = false) {
         self.host = host
         self.clock = clock
         self.manager = manager
         self.configDirectory = configDirectory
         self.dataHome = dataHome
+        self.ownedDataHome = ownsDataHome ? dataHome : nil
         manager.passcodeProvider = prompts
         observation = manager.addCurrentUserChangeObserver { [weak self] in self?.userChanges.append($0) }
     }
 
+    deinit {
+        if let ownedDataHome { try? FileManager.default.removeItem(at: ownedDataHome) }
+    }
+
     private static func make(dataHome: URL, transport: any HTTPTransport, boot: BootConfig, loginMethod: LoginMethod,
-                             keyProvider: KeyProvider = .inMemory(TestKeys.master)) throws -> AccountsFixture {
+                             keyProvider: KeyProvider = .inMemory(TestKeys.master), userstore: String = AccountsFixture.userstore,
+                             ownsDataHome: Bool = false) throws -> AccountsFixture {
         // The key ring first: a data home holding anything else holds data, and a key file is
         // then never made (it would orphan that data).
         let keyRing = try KeyRing(dataHome: dataHome, provider: keyProvider)
@@ -91,7 +100,7 @@ final class AccountsFixture {
         manager.transport = transport
         manager.loginMethod = loginMethod
         if SharedScope.current != nil { manager.makeShared() }   // SDKManager.shared, for this test's scope only
-        return AccountsFixture(host: host, clock: clock, manager: manager, configDirectory: configDirectory, dataHome: dataHome)
+        return AccountsFixture(host: host, clock: clock, manager: manager, configDirectory: configDirectory, dataHome: dataHome, ownsDataHome: ownsDataHome)
     }
 
     private static func bootConfig(for org: EmbeddedOrg) -> BootConfig {
@@ -104,6 +113,24 @@ final class AccountsFixture {
         let fixture = try make(dataHome: dataHome, transport: org, boot: bootConfig(for: org), loginMethod: .autoApprove())
         try await fixture.manager.launch()
         _ = try? await fixture.syncManager.reSync(named: "syncDownAccounts")   // offline: the store as it is
+        return fixture
+    }
+
+    /// The soups of ``launch(org:syncs:targets:)``: the app's accounts and their contacts.
+    static let userstoreWithContacts = #"{"soups": [{"soupName": "Account", "indexes": [{"path": "Id", "type": "string"}, {"path": "Name", "type": "string"}, {"path": "Industry", "type": "string"}]}, {"soupName": "Contact", "indexes": [{"path": "Id", "type": "string"}, {"path": "AccountId", "type": "string"}]}]}"#
+
+    /// Launches the app against `org` (in a data home of its own, removed with the fixture), then
+    /// creates the syncs of `syncs` — a `usersyncs.json` an SDK app ships — with the app's custom
+    /// sync-down targets registered by class name.
+    static func launch(org: EmbeddedOrg, syncs config: SyncConfig,
+                       targets: [String: SyncTargetRegistry.SyncDownFactory] = [:]) async throws -> AccountsFixture {
+        let dataHome = FileManager.default.temporaryDirectory.appendingPathComponent("accounts-syncs-\(UUID().uuidString)")
+        let fixture = try make(dataHome: dataHome, transport: org, boot: bootConfig(for: org), loginMethod: .autoApprove(),
+                               userstore: userstoreWithContacts, ownsDataHome: true)
+        try await fixture.manager.launch()
+        let syncManager = try fixture.syncManager
+        syncManager.targets = SyncTargetRegistry(syncDown: targets)
+        try syncManager.createSyncs(config.syncs)
         return fixture
     }
 

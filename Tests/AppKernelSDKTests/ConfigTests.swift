@@ -185,6 +185,8 @@ struct StoreConfigTests {
     static let mru = #""target": {"type": "mru", "sobjectType": "Account", "fieldlist": ["Id"]}"#
     static let options = #""options": {"mergeMode": "OVERWRITE"}"#
 
+    // Issue 33: no options, empty options and a custom target without androidImpl load now, as
+    // on iOS (SFSyncOptions.m, SFSyncDownTarget.m): AppKernelSyncTests' SyncConfigWarningTests.
     @Test(arguments: [
         (sync(#"{"syncName": "s", "syncType": "syncSideways", "soupName": "Account", "target": {}}"#), ConfigError.Code.unknownValue,
          "syncs[1].syncType", "unknown sync type 'syncSideways'; expected one of syncDown, syncUp"),
@@ -207,14 +209,8 @@ struct StoreConfigTests {
          .unknownKey, "syncs[1].target.objectType", "unknown key 'objectType'; expected one of androidImpl, fieldlist, iOSImpl, idFieldName, modificationDateFieldName, sobjectType, type"),
         (sync(#"{"syncName": "s", "syncType": "syncDown", "soupName": "Account", "target": {"type": "mru", "fieldlist": ["Id"]}, \#(options)}"#),
          .missingKey, "syncs[1].target.sobjectType", "a mru target names its object type"),
-        (sync(#"{"syncName": "s", "syncType": "syncDown", "soupName": "Account", \#(mru)}"#), .missingKey, "syncs[1].options",
-         "the required key 'options' is missing"),
-        (sync(#"{"syncName": "s", "syncType": "syncDown", "soupName": "Account", \#(mru), "options": {}}"#), .missingKey, "syncs[1].options.mergeMode",
-         "options needs a mergeMode (OVERWRITE or LEAVE_IF_CHANGED)"),
         (sync(#"{"syncName": "s", "syncType": "syncUp", "soupName": "Account", "target": {"type": "batch"}, \#(options)}"#), .unknownValue,
          "syncs[1].target.type", "unknown sync-up target type 'batch'; expected one of rest"),
-        (sync(#"{"syncName": "s", "syncType": "syncDown", "soupName": "Account", "target": {"type": "custom", "iOSImpl": "MyTarget"}, \#(options)}"#), .missingKey,
-         "syncs[1].target.androidImpl", "a custom target names its implementation classes"),
         (sync(#"{"syncName": "s", "syncType": "syncDown", "soupName": "Account", "target": {"type": "layout", "sobjectType": "Account", "layoutType": "Tall"}, \#(options)}"#),
          .unknownValue, "syncs[1].target.layoutType", "unknown layout type 'Tall'; expected one of Compact, Full"),
     ])

@@ -144,8 +144,7 @@ struct DocumentedConfigTests {
 
     @Test(arguments: [
         // What either SDK refuses is refused, with the key path.
-        (#""target": {"type": "parent_children", "parent": {"sobjectType": "Account", "soupName": "accounts"}, "children": {"sobjectType": "Contact", "soupName": "contacts", "sobjectTypePlural": "Contacts", "parentIdFieldName": "AccountId"}, "parentFieldlist": ["Id"], "childrenFieldlist": ["Id"], "relationshipType": "LOOKUP"}"#,
-         "syncs[0].target.parentSoqlFilter", "the required key 'parentSoqlFilter' is missing"),
+        // Issue 33: no parentSoqlFilter loads now (SFParentChildrenSyncDownTarget.m): SyncConfigWarningTests.
         (#""target": {"type": "parent_children", "parent": {"sobjectType": "Account", "soupName": "accounts"}, "children": {"sobjectType": "Contact", "soupName": "contacts"}, "parentFieldlist": ["Id"], "childrenFieldlist": ["Id"], "relationshipType": "LOOKUP", "parentSoqlFilter": ""}"#,
          "syncs[0].target.children.sobjectTypePlural", "the children name their relationship (e.g. Contacts)"),
         (#""target": {"type": "refresh", "sobjectType": "Account", "fieldlist": ["Id"]}"#, "syncs[0].target.soupName", "a refresh target names the soup it refreshes"),
@@ -160,10 +159,13 @@ struct DocumentedConfigTests {
         #expect(error?.reason == reason)
     }
 
-    @Test func aSyncUpNamingTwoDifferentImplementationsIsRefused() {
+    // Issue 33: iOS runs its iOSImpl and never reads androidImpl (SFSyncUpTarget.m newFromDict):
+    // the iOSImpl runs, with a warning at the target's androidImpl.
+    @Test func aSyncUpNamingTwoDifferentImplementationsRunsItsIOSImplWithAWarning() throws {
         let json = #"{"syncs": [{"syncName": "s", "syncType": "syncUp", "soupName": "a", "target": {"iOSImpl": "SFBatchSyncUpTarget", "androidImpl": "com.salesforce.androidsdk.mobilesync.target.SyncUpTarget"}, "options": {"mergeMode": "OVERWRITE"}}]}"#
-        let error = #expect(throws: ConfigError.self) { _ = try SyncConfig.parseSyncs(Data(json.utf8), soupNames: ["a"]) }
-        #expect(error?.keyPath == "syncs[0].target")
+        let config = try SyncConfig.load(Data(json.utf8), soupNames: ["a"])
+        #expect(config.syncs.first?.target.syncUpKind == .batch)
+        #expect(config.warnings.map(\.keyPath) == ["syncs[0].target.androidImpl"])
     }
 
     // MARK: bootconfig (the hybrid templates' seven keys, the native plist's three)
