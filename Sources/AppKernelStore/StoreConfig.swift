@@ -52,7 +52,7 @@ public struct SoupSpec: Sendable, Hashable {
 ///   an array of objects (iOS crashes), a soup without a name or without indexes (iOS throws
 ///   "Bogus soupName" / "Bogus indexSpecs" and registers nothing for it), an index that is not an
 ///   object, whose `path` is missing, empty or not a string, or whose `type` is not a string.
-/// - **Loaded with iOS's default and a ``ConfigWarning``** in ``warnings`` where iOS goes on: no
+/// - **Loaded with iOS's default and a `ConfigWarning`** in ``warnings`` where iOS goes on: no
 ///   `soups` (no soups), an unknown key (ignored), a soup defined twice (the first kept; iOS
 ///   skips a soup that exists), a path indexed twice in a soup (the last kept; iOS queries the
 ///   last index of a path), an unknown or missing index `type` (a `string` index: iOS makes any
