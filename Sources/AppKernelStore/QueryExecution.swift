@@ -58,15 +58,15 @@ struct QueryCompiler {
     /// a SQLite integer (`Int64`).
     func offset(_ spec: QuerySpec, pageIndex: Int) throws(StoreError) -> Int {
         guard spec.pageSize >= 1 else {
-            throw error(.invalidQuery, "pageSize \(spec.pageSize) is out of range: it must be at least 1", soup: spec.soupName, query: spec.smartSql)
+            throw error(.invalidQuery, "pageSize \(spec.pageSize) is out of range: it must be at least 1", soup: spec.soupName, query: spec.smartSqlSource)
         }
         guard pageIndex >= 0 else {
-            throw error(.invalidQuery, "pageIndex \(pageIndex) is negative: it must be at least 0", soup: spec.soupName, query: spec.smartSql)
+            throw error(.invalidQuery, "pageIndex \(pageIndex) is negative: it must be at least 0", soup: spec.soupName, query: spec.smartSqlSource)
         }
         let (offset, overflow) = spec.pageSize.multipliedReportingOverflow(by: pageIndex)
         guard !overflow, offset <= Int(Int64.max) else {
             throw error(.invalidQuery, "pageIndex \(pageIndex) is out of range: with pageSize \(spec.pageSize) it must be at most \(Int(Int64.max) / spec.pageSize)"
-                        + " (pageSize × pageIndex at most \(Int64.max))", soup: spec.soupName, query: spec.smartSql)
+                        + " (pageSize × pageIndex at most \(Int64.max))", soup: spec.soupName, query: spec.smartSqlSource)
         }
         return offset
     }
@@ -112,7 +112,7 @@ struct QueryCompiler {
     }
 
     private func smart(_ spec: QuerySpec, whereArgs: [JSONValue], translations: inout TranslationCache) throws(StoreError) -> (String, String) {
-        guard let smartSql = spec.smartSql, !smartSql.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
+        guard let smartSql = spec.smartSqlSource, !smartSql.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
             throw error(.invalidQuery, "a smart query needs its Smart SQL")
         }
         guard spec.pageSize > 0 else { throw error(.invalidQuery, "pageSize \(spec.pageSize) is out of range: it must be at least 1", query: smartSql) }
@@ -163,7 +163,7 @@ struct QueryCompiler {
                 column = index.columnName
             }
             filter = " WHERE \(soup.tableName).\(SoupColumns.id) IN (SELECT rowid FROM \(soup.ftsTableName) WHERE \(soup.ftsTableName) MATCH ?)"
-            binds = [.text(Self.qualify(matchKey, column: column))]
+            binds = [.text(try fieldTerms(Self.qualify(matchKey, column: column), soup: soup))]
         case .smart:
             preconditionFailure("smart specs are compiled by smart(_:whereArgs:translations:)")
         }
@@ -185,6 +185,32 @@ struct QueryCompiler {
         if let index = soup.index(for: path), index.hasColumn { return "\(soup.tableName).\(index.columnName)" }
         guard EntryPath.isValid(path) else { throw error(.invalidPath, "not a valid path", soup: soup.name, path: path) }
         return EntryPath.jsonExtract(path, table: soup.tableName)
+    }
+
+    /// A match key's field-colon terms (`{employees:firstName}:Eva OR {employees:lastName}:Eva`)
+    /// with each `{soup:path}` turned into the path's full-text column, as the SDK's Smart SQL
+    /// translation does inside a `MATCH` string (SFSmartStoreFullTextSearchTests).
+    /// - Throws: `unknownSoup`; `unindexedPath` for a path without a `full_text` index in the
+    ///   soup queried; `invalidPath` for `{a:b:c}`.
+    private func fieldTerms(_ matchKey: String, soup: SoupInfo) throws(StoreError) -> String {
+        guard matchKey.contains("{") else { return matchKey }
+        var out = ""
+        var rest = Substring(matchKey)
+        while let open = rest.firstIndex(of: "{"), let close = rest[open...].firstIndex(of: "}") {
+            out += rest[..<open]
+            let parts = rest[rest.index(after: open)..<close].split(separator: ":", omittingEmptySubsequences: false).map(String.init)
+            guard parts.count == 2 else {
+                throw error(.invalidPath, "invalid soup/path reference {\(parts.joined(separator: ":"))} in the match key: {soup:path}", soup: soup.name)
+            }
+            guard catalog.soups[parts[0]] != nil else { throw error(.unknownSoup, "unknown soup in the match key", soup: parts[0]) }
+            guard parts[0] == soup.name, let index = soup.index(for: parts[1]), index.type == .fullText else {
+                throw error(.unindexedPath, "a match key's field term needs a full_text index on the path in the soup queried ('\(soup.name)')",
+                            soup: parts[0], path: parts[1])
+            }
+            out += index.columnName
+            rest = rest[rest.index(after: close)...]
+        }
+        return out + rest
     }
 
     /// Restricts each term of an FTS5 query to `column` (FTS5 has no `column MATCH 'term'`, only

@@ -71,8 +71,29 @@ public struct QuerySpec: Sendable, Hashable, CustomStringConvertible {
     public var endKey: JSONValue?
     /// `like`: the pattern (`%` and `_` wildcards).
     public var likeKey: String?
-    /// `smart`: the Smart SQL.
-    public var smartSql: String?
+    /// The Smart SQL this spec stands for (`SFQuerySpec.smartSql`): a `smart` spec's own; for
+    /// the others the SDK's form of the query, built from the soup, paths and keys
+    /// (`SELECT {employees:_soup} FROM {employees} WHERE {employees:lastName} = ? ORDER BY
+    /// {employees:lastName} ASC `, keys as `?` except a `match` key, written in). The store runs
+    /// the same query in SQL of its own (``SmartStore/convertSmartSql(_:)`` translates this form).
+    /// nil for a non-smart spec without a soup. Setting it sets a `smart` spec's Smart SQL.
+    public var smartSql: String? {
+        get { queryType == .smart ? smartSqlSource : SmartSqlForm(self).select }
+        set { smartSqlSource = newValue }
+    }
+    /// The Smart SQL counting this spec's results (`SFQuerySpec.countSmartSql`):
+    /// `SELECT count(*) FROM (…)` around a `smart` spec's Smart SQL, else the SDK's form.
+    public var countSmartSql: String? {
+        queryType == .smart ? smartSqlSource.map { "SELECT count(*) FROM (\($0))" } : SmartSqlForm(self).count
+    }
+    /// The Smart SQL selecting this spec's entry ids (`SFQuerySpec.idsSmartSql`):
+    /// `SELECT id FROM (…)` around a `smart` spec's Smart SQL (which must then select
+    /// `{soup:_soupEntryId}`), else the SDK's form.
+    public var idsSmartSql: String? {
+        queryType == .smart ? smartSqlSource.map { "SELECT id FROM (\($0))" } : SmartSqlForm(self).ids
+    }
+    /// `smart`: the Smart SQL as given (nil for the other types).
+    var smartSqlSource: String?
     /// The path sorted by, if any.
     public var orderPath: String?
     /// The sort order.
@@ -92,7 +113,7 @@ public struct QuerySpec: Sendable, Hashable, CustomStringConvertible {
         self.beginKey = beginKey
         self.endKey = endKey
         self.likeKey = likeKey
-        self.smartSql = smartSql
+        self.smartSqlSource = smartSql
         self.orderPath = orderPath
         self.order = order
         self.pageSize = pageSize
@@ -155,7 +176,7 @@ public struct QuerySpec: Sendable, Hashable, CustomStringConvertible {
         if let beginKey { members["beginKey"] = beginKey }
         if let endKey { members["endKey"] = endKey }
         if let likeKey { members["likeKey"] = .string(likeKey) }
-        if let smartSql { members["smartSql"] = .string(smartSql) }
+        if let smartSqlSource { members["smartSql"] = .string(smartSqlSource) }
         if let orderPath { members["orderPath"] = .string(orderPath) }
         return JSONValue.object(members).description
     }

@@ -8,9 +8,12 @@
 ///   a dot (`a.{soup:_soup}` → `a.soup`).
 /// - `{soup:path}` with an index that has a column is that column (`TABLE_3_0`, unique across
 ///   soups, so never qualified); a `json1` index or no index reads the entry's JSON:
-///   `json_extract(soup, '$.path')`. With an alias (`a.{soup:path}`) that is
-///   `json_extract(a.soup, '$.path')`; where the query names several soups, the table's name
-///   qualifies `soup` (the SDK leaves it bare, which SQLite refuses as ambiguous in a join).
+///   `json_extract(soup, '$.path')`. Written after a qualifier — an alias (`a.{soup:path}`) or
+///   the soup's table (`{soup}.{soup:path}`) — the qualifier moves inside:
+///   `json_extract(a.soup, '$.path')`, `json_extract(TABLE_3.soup, '$.path')`, as the SDK
+///   rewrites `x.json_extract(soup` (a syntax error as written); where the query names several
+///   soups, the table's name qualifies `soup` (the SDK leaves it bare, which SQLite refuses as
+///   ambiguous in a join).
 /// - References inside a quoted string are left alone, except in the string after `MATCH`
 ///   (a full-text query), where `{soup:path}` is the path's full-text column name.
 /// - `{soup:a:b}` (more than one colon) is an error, as is an unknown soup.
@@ -28,10 +31,12 @@ enum SmartSqlTranslator {
             String(String.UnicodeScalarView(source[reference.range.dropFirst().dropLast()])).split(separator: ":", omittingEmptySubsequences: false).first.map(String.init)
         })
         let qualifyJSON = soupsNamed.count > 1
-        var out = String.UnicodeScalarView()
+        var out: [Unicode.Scalar] = []
         var copied = 0
         for reference in references {
-            var before = Array(source[copied..<reference.range.lowerBound])
+            // What precedes the reference, translated: a qualifier before it may itself have been
+            // a reference (`{soup}.{soup:path}`).
+            out.append(contentsOf: source[copied..<reference.range.lowerBound])
             copied = reference.range.upperBound
             let inner = String(String.UnicodeScalarView(source[reference.range.dropFirst().dropLast()]))
             let parts = inner.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
@@ -47,11 +52,11 @@ enum SmartSqlTranslator {
                 replacement = soup.tableName
             } else {
                 let path = parts[1]
-                // `alias.{soup:path}`: the alias qualifies the column.
+                // `alias.{soup:path}` or `{soup}.{soup:path}`: the qualifier qualifies the column.
                 var alias: String?
-                if before.last == ".", !reference.inMatchString {
-                    let start = before.dropLast().lastIndex { !isIdentifier($0) }.map { $0 + 1 } ?? 0
-                    alias = String(String.UnicodeScalarView(before[start..<(before.count - 1)]))
+                if out.last == ".", !reference.inMatchString {
+                    let start = out.dropLast().lastIndex { !isIdentifier($0) }.map { $0 + 1 } ?? 0
+                    alias = String(String.UnicodeScalarView(out[start..<(out.count - 1)]))
                     if alias?.isEmpty == true { alias = nil }
                 }
                 if reference.inMatchString {
@@ -67,18 +72,17 @@ enum SmartSqlTranslator {
                     guard EntryPath.isValid(path) else { throw fail(.invalidPath, soup.name, path, "not a valid path") }
                     if let alias {
                         // `alias.json_extract(…)` is not SQL: move the alias inside.
-                        before.removeLast(alias.unicodeScalars.count + 1)
+                        out.removeLast(alias.unicodeScalars.count + 1)
                         replacement = EntryPath.jsonExtract(path, table: alias)
                     } else {
                         replacement = EntryPath.jsonExtract(path, table: qualifyJSON ? soup.tableName : nil)
                     }
                 }
             }
-            out.append(contentsOf: before)
             out.append(contentsOf: replacement.unicodeScalars)
         }
         out.append(contentsOf: source[copied...])
-        return String(out)
+        return String(String.UnicodeScalarView(out))
     }
 
     /// A `{…}` reference: its range (braces included) and whether it sits in a MATCH string.

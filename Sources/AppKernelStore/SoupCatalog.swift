@@ -121,7 +121,7 @@ enum EntryPath {
         return project(value, segments[1...])
     }
 
-    private static func project(_ value: JSONValue, _ segments: ArraySlice<String>) -> JSONValue? {
+    static func project(_ value: JSONValue, _ segments: ArraySlice<String>) -> JSONValue? {
         guard let segment = segments.first else { return value }
         switch value {
         case .object(let members):

@@ -155,6 +155,28 @@ extension StoreEngine {
         }
     }
 
+    /// Recomputes the index values of `paths` for every entry of a soup from its JSON
+    /// (`reIndexSoup:withIndexPaths:`), in one transaction: their columns, and the full-text
+    /// table when one of them is `full_text`. A `json1` path has nothing stored to recompute.
+    func reIndexSoup(_ name: String, paths: [String]) throws(StoreError) {
+        let info = try soup(name)
+        var indexes: [SoupIndex] = []
+        for path in paths {
+            guard let index = info.index(for: path) else {
+                throw StoreError(code: .unindexedPath, reason: "the soup has no index on the path, so there is nothing to re-index: "
+                                 + "index it (alterSoup) or leave it out", file: file, soup: name, path: path)
+            }
+            if !indexes.contains(index) { indexes.append(index) }
+        }
+        try atomic { () throws(StoreError) in
+            try reIndex(info, indexes: indexes.filter(\.hasColumn))
+            if indexes.contains(where: { $0.type == .fullText }) {
+                let columns = info.indexes.filter { $0.type == .fullText }.map(\.columnName).joined(separator: ", ")
+                try run("DELETE FROM \(info.ftsTableName); INSERT INTO \(info.ftsTableName) (rowid, \(columns)) SELECT id, \(columns) FROM \(info.tableName);")
+            }
+        }
+    }
+
     /// Recomputes `indexes`' column values of every entry of `soup` from its JSON.
     private func reIndex(_ soup: SoupInfo, indexes: [SoupIndex]) throws(StoreError) {
         guard !indexes.isEmpty else { return }

@@ -161,6 +161,25 @@ final class StoreEngine {
         return try QueryRunner.rows(query, on: connection)
     }
 
+    /// The SQL `smartSql` translates to over the soups as they are (from the translation cache),
+    /// prepared once to check what a query checks: SQLite accepts it, and it is one read-only
+    /// statement.
+    func convertSmartSql(_ smartSql: String) throws(StoreError) -> String {
+        let sql = try translations.sql(for: smartSql, catalog: catalog, file: file)
+        let statement: SQLiteStatement
+        do throws(SQLiteFailure) {
+            statement = try connection.prepare(sql, cache: false)
+        } catch {
+            var failure = StoreError(error, file: file, query: smartSql)
+            if failure.code == .sqliteError { failure.code = .smartSqlError }
+            throw failure
+        }
+        guard statement.isReadOnly, statement.tail.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
+            throw StoreError(code: .invalidQuery, reason: "Smart SQL must be one SELECT", file: file, query: smartSql)
+        }
+        return sql
+    }
+
     /// How many results `spec` has.
     func count(_ spec: QuerySpec, whereArgs: [JSONValue]) throws(StoreError) -> Int {
         let query = try QueryCompiler(catalog: catalog, file: file).count(spec, whereArgs: whereArgs, translations: &translations)

@@ -32,6 +32,9 @@ public struct StoreTransaction: ~Copyable {
         try engine.alterSoup(name, indexes: indexes, reIndexData: reIndexData)
     }
 
+    /// ``SmartStore/reIndexSoup(_:paths:)`` in the transaction.
+    public func reIndexSoup(_ name: String, paths: [String]) throws(StoreError) { try engine.reIndexSoup(name, paths: paths) }
+
     /// ``SmartStore``'s upsert of objects in the transaction.
     @discardableResult
     public func upsert(_ entries: [[String: JSONValue]], intoSoup soup: String, externalIdPath: String? = nil) throws(StoreError) -> StoredEntries {
