@@ -105,9 +105,11 @@ struct DeviceFlowClient: Sendable {
     /// code is valid: every poll whose time is not past the code's expiry is sent.
     ///
     /// Polls are scheduled from the previous poll's scheduled time (`interval` apart, longer
-    /// after `slow_down` or a connection failure), not from when its answer arrived: a slow
-    /// answer does not push the later polls out of the code's lifetime. An answer that arrives
-    /// after the next poll's time is followed by that poll at once.
+    /// after `slow_down` or a connection failure), not from when its answer arrived: the time
+    /// answers take does not push the later polls out of the code's lifetime. An answer that
+    /// arrives after the next poll's time is followed by that poll at once, and a poll sent a
+    /// whole interval late starts the schedule again from its own time. No poll is sent after
+    /// the code's expiry.
     /// - Parameters:
     ///   - authorization: The device code and its lifetime.
     ///   - clock: The clock the polls wait on.
@@ -129,7 +131,12 @@ struct DeviceFlowClient: Sendable {
         while true {
             if let expiry, next > expiry { throw .deviceCodeExpired }
             do { try await clock.sleep(until: next, tolerance: nil) } catch { throw .cancelled }
-            let sent = next
+            let now = clock.now
+            if let expiry, now > expiry { throw .deviceCodeExpired }
+            // On its time (a clock's jitter, an answer a little late): the next is counted from
+            // the time it was due, so lateness does not add up. Late by a whole interval (a
+            // slow answer): from now.
+            let sent = now < next.advanced(by: interval) ? next : now
             do {
                 let fields = try await tokens.post(config.tokenURL, parameters)
                 return try Credentials(oauthParameters: fields)

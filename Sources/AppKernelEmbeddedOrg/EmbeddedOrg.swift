@@ -105,6 +105,12 @@ public final class EmbeddedOrg: HTTPTransport, Sendable {
         var codes: [String: (user: User, challenge: String?, redirectURI: String)] = [:]
         var accessTokens: [String: User] = [:]
         var refreshTokens: [String: User] = [:]
+        /// Device codes asked for (the device flow), by device code.
+        var deviceGrants: [String: DeviceGrant] = [:]
+        /// The connected app's consumer secret and run-as user, when the client-credentials flow is on.
+        var integration: (secret: String, user: User)?
+        /// Logins, oldest first (the org's login history).
+        var loginHistory: [LoginEvent] = []
         var cursors: [String: Cursor] = [:]
         var faults: [Fault] = []
         var faultSettings = Faults()
