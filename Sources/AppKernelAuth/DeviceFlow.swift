@@ -101,27 +101,49 @@ struct DeviceFlowClient: Sendable {
                                    expiresIn: expiresIn, interval: try seconds("interval") ?? .seconds(5), deviceCode: deviceCode)
     }
 
-    /// Polls the token endpoint until the user approves (RFC 8628 §3.4–3.5).
+    /// Polls the token endpoint until the user approves (RFC 8628 §3.4–3.5), as long as the
+    /// code is valid: every poll whose time is not past the code's expiry is sent.
+    ///
+    /// Polls are scheduled from the previous poll's scheduled time (`interval` apart, longer
+    /// after `slow_down` or a connection failure), not from when its answer arrived: the time
+    /// answers take does not push the later polls out of the code's lifetime. An answer that
+    /// arrives after the next poll's time is followed by that poll at once, and a poll sent a
+    /// whole interval late starts the schedule again from its own time. No poll is sent after
+    /// the code's expiry.
+    /// - Parameters:
+    ///   - authorization: The device code and its lifetime.
+    ///   - clock: The clock the polls wait on.
+    ///   - issuedAt: When the device code was asked for: its lifetime runs from there (the
+    ///     server's runs from a moment later, so no poll is sent to an expired code); the
+    ///     clock's present time when `nil`.
     /// - Throws: ``OAuthError/serverError(code:description:uri:)`` for `access_denied`,
-    ///   `expired_token` and any other refusal; ``OAuthError/deviceCodeExpired`` when the code's
-    ///   `expires_in` passes first; ``OAuthError/cancelled``.
-    func poll<C: Clock>(_ authorization: DeviceAuthorization, clock: C) async throws(OAuthError) -> Credentials where C.Duration == Duration {
+    ///   `expired_token` and any other refusal; ``OAuthError/deviceCodeExpired`` when no poll
+    ///   is left before the code's `expires_in` passes; ``OAuthError/cancelled``.
+    func poll<C: Clock>(_ authorization: DeviceAuthorization, clock: C, issuedAt: C.Instant? = nil) async throws(OAuthError) -> Credentials
+    where C.Duration == Duration {
         let parameters: [(String, String)] = config.deviceAuthorizationURL == nil
             ? [("grant_type", "device"), ("client_id", config.clientID), ("code", authorization.deviceCode)]
             : [("grant_type", "urn:ietf:params:oauth:grant-type:device_code"), ("device_code", authorization.deviceCode), ("client_id", config.clientID)]
         var interval = authorization.interval
-        let expiry = authorization.expiresIn.map { clock.now.advanced(by: $0) }
+        let start = issuedAt ?? clock.now
+        let expiry = authorization.expiresIn.map { start.advanced(by: $0) }
+        var next = clock.now.advanced(by: interval)
         while true {
-            let next = clock.now.advanced(by: interval)
             if let expiry, next > expiry { throw .deviceCodeExpired }
             do { try await clock.sleep(until: next, tolerance: nil) } catch { throw .cancelled }
+            let now = clock.now
+            if let expiry, now > expiry { throw .deviceCodeExpired }
+            // On its time (a clock's jitter, an answer a little late): the next is counted from
+            // the time it was due, so lateness does not add up. Late by a whole interval (a
+            // slow answer): from now.
+            let sent = now < next.advanced(by: interval) ? next : now
             do {
                 let fields = try await tokens.post(config.tokenURL, parameters)
                 return try Credentials(oauthParameters: fields)
             } catch {
                 switch error {
                 case .serverError(code: "authorization_pending", _, _):
-                    continue
+                    break
                 case .serverError(code: "slow_down", _, _):
                     interval += .seconds(5)
                 case .transport, .timedOut:
@@ -130,6 +152,7 @@ struct DeviceFlowClient: Sendable {
                     throw error
                 }
             }
+            next = sent.advanced(by: interval)
         }
     }
 }

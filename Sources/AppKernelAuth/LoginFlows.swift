@@ -22,6 +22,8 @@ extension LoginSession {
                 throw LoginError(step: .openBrowser, error: Self.oauthError(error, "the user agent"))
             }
             credentials = try await finish(request, callback: callback)
+        case .clientCredentials(let secret, let consumerKey):
+            credentials = try await clientCredentialsLogin(secret: secret, consumerKey: consumerKey)
         case .autoApprove(let flow, let headers):
             var session = self
             session.authorizeHeaders.merge(headers) { _, new in new }
@@ -128,15 +130,43 @@ extension LoginSession {
     // MARK: Device flow (RFC 8628)
 
     private func deviceLogin(presenter: DeviceCodePresenter, clock: any Clock<Duration>) async throws(LoginError) -> Credentials {
-        let client = DeviceFlowClient(config: config, transport: transport)
-        let authorization = try await step(.deviceAuthorization) { () async throws(OAuthError) in try await client.requestAuthorization() }
-        await presenter.present(authorization)
-        return try await step(.devicePolling) { () async throws(OAuthError) in try await Self.poll(client, authorization, clock) }
+        try await Self.deviceLogin(DeviceFlowClient(config: config, transport: transport), presenter: presenter, clock: clock)
     }
 
-    private static func poll<C: Clock>(_ client: DeviceFlowClient, _ authorization: DeviceAuthorization, _ clock: C) async throws(OAuthError) -> Credentials
+    /// The device flow on `clock`: the code's lifetime runs from the moment it was asked for.
+    private static func deviceLogin<C: Clock>(_ client: DeviceFlowClient, presenter: DeviceCodePresenter, clock: C) async throws(LoginError) -> Credentials
     where C.Duration == Duration {
-        try await client.poll(authorization, clock: clock)
+        let issuedAt = clock.now
+        let authorization: DeviceAuthorization
+        do { authorization = try await client.requestAuthorization() } catch {
+            throw LoginError(step: .deviceAuthorization, error: Task.isCancelled ? .cancelled : error)
+        }
+        await presenter.present(authorization)
+        do { return try await client.poll(authorization, clock: clock, issuedAt: issuedAt) } catch {
+            throw LoginError(step: .devicePolling, error: Task.isCancelled ? .cancelled : error)
+        }
+    }
+
+    // MARK: Client credentials (server to server)
+
+    /// Salesforce's client-credentials flow: the consumer key and secret for a token of the
+    /// connected app's run-as user, from the My Domain's token endpoint.
+    private func clientCredentialsLogin(secret: ClientSecret, consumerKey: String?) async throws(LoginError) -> Credentials {
+        let host = config.loginHost.host?.lowercased() ?? ""
+        if host == "login.salesforce.com" || host == "test.salesforce.com" {
+            throw LoginError(step: .clientCredentials, error: .malformedParameter(
+                "loginHost", reason: "Salesforce answers the client-credentials flow only on the org's My Domain, not \(host); "
+                    + "set the login host to https://<your domain>.my.salesforce.com"))
+        }
+        let key = consumerKey ?? config.clientID
+        let text: String
+        do { text = try secret.read() } catch { throw LoginError(step: .clientSecret, error: .clientSecret(error)) }
+        return try await step(.clientCredentials) { () async throws(OAuthError) in
+            let fields = try await TokenClient(config: config, transport: transport).post(config.tokenURL, [
+                ("grant_type", "client_credentials"), ("client_id", key), ("client_secret", text),
+            ])
+            return try Credentials(oauthParameters: fields)
+        }
     }
 
     // MARK: Steps

@@ -14,6 +14,8 @@ import AppKernelCore
 ///   the authorize URL and hands back the callback URL.
 /// - ``autoApprove(flow:headers:)``: *testing mode*, no person: the authorize pages are fetched
 ///   over the transport and must redirect at once (an embedded org, a test server).
+/// - ``clientCredentials(secret:consumerKey:)``: no person at all — a daemon logs in as its
+///   connected app's integration user (Salesforce's client-credentials flow).
 ///
 /// ```swift
 /// let account = try await accounts.logIn(config: config, using: .loopback(port: 1717))
@@ -24,6 +26,7 @@ public struct LoginMethod: Sendable {
         case deviceFlow(presenter: DeviceCodePresenter, clock: any Clock<Duration>)
         case userAgent(flow: AuthorizationRequest.Flow, agent: @Sendable (URL) async throws -> URL)
         case autoApprove(flow: AuthorizationRequest.Flow, headers: [String: String])
+        case clientCredentials(secret: ClientSecret, consumerKey: String?)
     }
 
     let kind: Kind
@@ -57,7 +60,15 @@ public struct LoginMethod: Sendable {
     /// The device flow (RFC 8628): requests a device code, shows the user code and the
     /// verification URL through `presenter`, and polls the token endpoint at the server's
     /// `interval` (5 s more after each `slow_down`, twice as long after a connection failure)
-    /// until the user approves, denies (`access_denied`) or the code expires.
+    /// until the user approves, denies (`access_denied`) or the code expires — a poll is sent
+    /// whenever its time is within the code's `expires_in`, counted from the request for it.
+    ///
+    /// The requests are Salesforce's ("OAuth 2.0 Device Flow for IoT Integration"): the code is
+    /// asked of the token endpoint (`response_type=device_code`, `client_id`, `scope`) and
+    /// polled there with `grant_type=device` and `code`. A config that names an
+    /// ``OAuthConfig/deviceAuthorizationURL`` uses RFC 8628's instead: the code from that
+    /// endpoint, polled with `grant_type=urn:ietf:params:oauth:grant-type:device_code` and
+    /// `device_code`.
     /// - Parameters:
     ///   - presenter: Shows the code to the user.
     ///   - clock: The clock polling waits on (tests pass one they drive).
@@ -88,6 +99,34 @@ public struct LoginMethod: Sendable {
     }
 }
 
+extension LoginMethod {
+    /// Salesforce's "OAuth 2.0 Client Credentials Flow for Server-to-Server Integration", for a
+    /// daemon with no person to log in: the connected app's consumer key and secret are posted
+    /// to the My Domain's token endpoint (`grant_type=client_credentials`, `client_id`,
+    /// `client_secret`) and the org answers with an access token for the app's run-as
+    /// (integration) user.
+    ///
+    /// The secret is read from `secret` — a systemd credential or a sealed file — at each login,
+    /// never from a string; a login while an argument or an environment variable names a
+    /// consumer secret fails (``ClientSecretError``). The config's login host must be the org's
+    /// My Domain (`https://<domain>.my.salesforce.com`): Salesforce refuses this flow on
+    /// `login.salesforce.com` and `test.salesforce.com`, and so does the login, before any
+    /// request. The answer has no refresh token: `UserAccountManager` logs in again the same
+    /// way when the access token needs refreshing (in the process that logged in).
+    /// - Parameters:
+    ///   - secret: Where the consumer secret is kept.
+    ///   - consumerKey: The connected app's consumer key; the config's `clientID` when `nil`.
+    public static func clientCredentials(secret: ClientSecret, consumerKey: String? = nil) -> LoginMethod {
+        LoginMethod(kind: .clientCredentials(secret: secret, consumerKey: consumerKey))
+    }
+
+    /// Whether this is a client-credentials login (which has no refresh token to refresh with).
+    var isClientCredentials: Bool {
+        if case .clientCredentials = kind { return true }
+        return false
+    }
+}
+
 /// A step of a login, named in ``LoginError``.
 public enum LoginStep: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
     /// Starting the loopback redirect listener.
@@ -108,6 +147,10 @@ public enum LoginStep: String, Sendable, Hashable, CaseIterable, CustomStringCon
     case devicePolling
     /// Fetching the user's identity.
     case identity
+    /// Reading a client-credentials login's consumer secret.
+    case clientSecret
+    /// Asking for a token with the consumer key and secret (client credentials).
+    case clientCredentials
 
     /// The step, in words.
     public var description: String {
@@ -121,6 +164,8 @@ public enum LoginStep: String, Sendable, Hashable, CaseIterable, CustomStringCon
         case .deviceAuthorization: "requesting a device code"
         case .devicePolling: "waiting for the device login to be approved"
         case .identity: "fetching the user's identity"
+        case .clientSecret: "reading the consumer secret"
+        case .clientCredentials: "asking for a token with the consumer key and secret"
         }
     }
 }

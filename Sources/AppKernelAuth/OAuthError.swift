@@ -49,6 +49,9 @@ public enum OAuthError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The answer's body was larger than its limit (``OAuthConfig/maximumResponseBytes`` for
     /// the token and identity endpoints) and was refused.
     case responseTooLarge(ResponseTooLarge)
+    /// The consumer secret of a client-credentials login could not be used (missing, unreadable,
+    /// or handed over as text where other processes can read it).
+    case clientSecret(ClientSecretError)
 
     /// What went wrong and what to do.
     public var description: String {
@@ -92,6 +95,8 @@ public enum OAuthError: Error, Sendable, Hashable, CustomStringConvertible {
         case .deviceCodeExpired:
             "the device code expired before the login was approved; start a new login"
         case .responseTooLarge(let error):
+            error.description
+        case .clientSecret(let error):
             error.description
         }
     }

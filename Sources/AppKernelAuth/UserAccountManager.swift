@@ -71,6 +71,13 @@ public final class UserAccountManager {
     /// Revocations that failed and will be retried until they succeed — kept in the store, so a
     /// new manager (the next launch) retries them.
     public private(set) var pendingRevocations: [PendingRevocation] = []
+    /// The `User-Agent` every login, refresh and revocation carries (``UserAgentTransport``):
+    /// the process's (``UserAgent/default``) unless set — the SDK manager sets its app's.
+    public var userAgent: UserAgent = .default
+    /// The logins to run again in place of a refresh, for accounts that have no refresh token
+    /// because a client-credentials login made them (this process's only: the secret's source
+    /// is never stored).
+    private var reLogins: [UserAccountIdentity: (config: OAuthConfig, method: LoginMethod)] = [:]
     private let observers = ObserverList<AccountEvent>()
     private var loggingOut: Set<UserAccountIdentity> = []
     private var retrying: Task<Void, Never>?
@@ -96,6 +103,9 @@ public final class UserAccountManager {
             retrying = Task { [weak self] in await self?.retryPending(excluding: nil) }
         }
     }
+
+    /// ``transport`` with ``userAgent``: how every request of the manager is sent.
+    public var sending: any HTTPTransport { UserAgentTransport(transport, userAgent: userAgent) }
 
     /// The current user's account.
     public var currentAccount: UserAccount? { currentIdentity.flatMap(account(for:)) }
@@ -136,9 +146,10 @@ public final class UserAccountManager {
     @discardableResult
     public func logIn(config: OAuthConfig, using method: LoginMethod, loginHint: String? = nil,
                       makeCurrent: Bool = true) async throws -> UserAccount {
-        let (credentials, identity) = try await LoginSession(config: config, transport: transport).logIn(using: method, loginHint: loginHint)
+        let (credentials, identity) = try await LoginSession(config: config, transport: sending).logIn(using: method, loginHint: loginHint)
         let account = UserAccount(credentials: credentials, userIdentity: identity, loginHost: config.loginHost, clientID: config.clientID)
         try add(account, makeCurrent: makeCurrent)
+        if method.isClientCredentials { reLogins[account.identity] = (config, method) }
         return account
     }
 
@@ -216,12 +227,13 @@ public final class UserAccountManager {
         notify(.willLogout(identity, reason))
         try? store.delete(identity)
         allAccounts.removeAll { $0.identity == identity }
+        reLogins[identity] = nil
         let (token, hint): (String, TokenClient.TokenTypeHint) = account.credentials.refreshToken.map { ($0, .refreshToken) }
             ?? (account.credentials.accessToken, .accessToken)
         let config = Self.config(for: account)
         var failure: OAuthError?
         do {
-            try await TokenClient(config: config, transport: transport).revoke(token: token, hint: hint)
+            try await TokenClient(config: config, transport: sending).revoke(token: token, hint: hint)
         } catch {
             failure = error
         }
@@ -288,8 +300,16 @@ public final class UserAccountManager {
         guard var account = account(for: identity) else {
             throw CredentialStoreError(path: identity.description, reason: "there is no such account to refresh")
         }
+        if account.credentials.refreshToken == nil, let reLogin = reLogins[identity] {
+            // Client credentials: no refresh token (Salesforce issues none); log in again.
+            let (credentials, _) = try await LoginSession(config: reLogin.config, transport: sending).logIn(using: reLogin.method)
+            account.credentials = credentials
+            try store.save(account)
+            if let index = allAccounts.firstIndex(where: { $0.identity == identity }) { allAccounts[index] = account }
+            return account
+        }
         do {
-            account.credentials = try await TokenClient(config: Self.config(for: account), transport: transport).refresh(account.credentials)
+            account.credentials = try await TokenClient(config: Self.config(for: account), transport: sending).refresh(account.credentials)
         } catch {
             if case .serverError(code: "invalid_grant", _, _) = error { await logout(identity, reason: .tokenExpired) }
             throw error
@@ -334,7 +354,7 @@ public final class UserAccountManager {
         defer { retrying = nil }
         for pending in pendingRevocations where pending.identity != skipped {
             var failure: OAuthError?
-            do { try await pending.revoke(over: transport) } catch { failure = error }
+            do { try await pending.revoke(over: sending) } catch { failure = error }
             guard let failure else {
                 keepPending { $0.filter { $0 != pending } }
                 notify(.revocationCompleted(pending.identity))

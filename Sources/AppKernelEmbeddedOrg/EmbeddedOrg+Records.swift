@@ -135,6 +135,21 @@ extension EmbeddedOrg {
         guard missing.isEmpty else {
             throw Refusal(400, "REQUIRED_FIELD_MISSING", "Required fields are missing: [\(missing.joined(separator: ", "))]", fields: missing)
         }
+        try checkLengths(fields, of: type)
+    }
+
+    /// The text types whose describe `length` bounds a value, in characters.
+    static let lengthBoundTypes: Set<String> = ["string", "textarea", "email", "phone", "url", "picklist", "multipicklist", "combobox",
+                                                "encryptedstring"]
+
+    /// 400 `STRING_TOO_LONG` when a text value is longer than its field's describe `length`
+    /// (REST API Developer Guide, "Status Codes and Error Responses"; the message is
+    /// "<label>: data value too large: <value> (max length=<length>)").
+    static func checkLengths(_ fields: [String: JSONValue], of type: ObjectInfo) throws(Refusal) {
+        for field in type.fields where field.length > 0 && lengthBoundTypes.contains(field.type) {
+            guard let text = fields[field.name]?.stringValue, text.count > field.length else { continue }
+            throw Refusal(400, "STRING_TOO_LONG", "\(field.label): data value too large: \(text) (max length=\(field.length))", fields: [field.name])
+        }
     }
 
     /// Creates a record: 201 `{"id", "success", "errors"}` (plus `"created": true` for an upsert, v46.0+).
@@ -199,6 +214,7 @@ extension EmbeddedOrg {
         guard matches.count <= 1 else {
             return Self.json(300, .array(matches.map { .string(Self.recordURL(type: type.name, id: $0, version: version)) }))
         }
+        if request.method == "PATCH" { try Self.refuseKeyInUpsertBody(request.body, field: field) }
         switch (request.method, matches.first) {
         case ("DELETE", let id?):
             return try delete(id, &state)
@@ -215,5 +231,16 @@ extension EmbeddedOrg {
         default:
             throw Refusal.notFound
         }
+    }
+
+    /// 400 `INVALID_FIELD` for an upsert whose body names `Id` or the external-id field the URL
+    /// matches on: "Do not specify Id or an external ID field in the request body or an error is
+    /// generated" (REST API Developer Guide, "Upsert Records Using sObject Rows by External ID").
+    static func refuseKeyInUpsertBody(_ body: Data?, field: FieldInfo) throws(Refusal) {
+        guard let body, case .object(let members)? = try? JSONValue(jsonData: body) else { return }
+        let keys = Set([field.name.lowercased(), "id"])
+        guard let key = members.keys.sorted().first(where: { keys.contains($0.lowercased()) }) else { return }
+        throw Refusal(400, "INVALID_FIELD", "\(key) must not be in the request body of an upsert by \(field.name): the URL gives it",
+                      fields: [key])
     }
 }

@@ -39,7 +39,7 @@ extension EmbeddedOrg {
         case ("GET", "/services/oauth2/authorize"):
             return authorize(query, &state)
         case ("POST", "/services/oauth2/token"):
-            return token(form(request), &state)
+            return token(form(request), userAgent: Self.userAgent(of: request), &state)
         case ("POST", "/services/oauth2/revoke"):
             return revoke(form(request), &state)
         case ("GET", "/services/data"), ("GET", "/services/data/"), ("HEAD", "/services/data"), ("HEAD", "/services/data/"):
@@ -190,7 +190,7 @@ extension EmbeddedOrg {
         return Self.redirect(redirect + "?" + FormEncoding.encode([("code", code), ("state", stateParameter)]))
     }
 
-    private func token(_ form: [String: String], _ state: inout State) -> HTTPResponse {
+    private func token(_ form: [String: String], userAgent: String?, _ state: inout State) -> HTTPResponse {
         switch form["grant_type"] {
         case "authorization_code":
             guard let entry = state.codes.removeValue(forKey: form["code"] ?? "") else {
@@ -201,6 +201,7 @@ extension EmbeddedOrg {
             guard form["redirect_uri"] == entry.redirectURI, form["client_id"] == clientID else {
                 return Self.oauthError("invalid_grant", "redirect_uri must match configuration")
             }
+            recordLogin(entry.user, grant: "authorization_code", userAgent: userAgent, &state)
             return Self.json(200, JSONValue.object(issue(entry.user, refresh: true, &state).mapValues(JSONValue.string)))
         case "refresh_token":
             guard let user = state.refreshTokens[form["refresh_token"] ?? ""] else {
@@ -208,7 +209,7 @@ extension EmbeddedOrg {
             }
             return Self.json(200, JSONValue.object(issue(user, refresh: false, &state).mapValues(JSONValue.string)))
         default:
-            return Self.oauthError("unsupported_grant_type", "grant type not supported")
+            return otherGrant(form, userAgent: userAgent, &state)
         }
     }
 
@@ -222,7 +223,7 @@ extension EmbeddedOrg {
         return Self.oauthError("unsupported_token_type", "this token type is not supported")
     }
 
-    private func issue(_ user: User, refresh: Bool, _ state: inout State) -> [String: String] {
+    func issue(_ user: User, refresh: Bool, _ state: inout State) -> [String: String] {
         let access = "00D!" + SecureRandom.token(byteCount: 16)
         state.accessTokens[access] = user
         var fields = ["access_token": access, "instance_url": baseURL.absoluteString,

@@ -9,7 +9,7 @@ public import Foundation
 /// It answers as an `HTTPTransport` (pass it wherever a transport goes) and implements, in
 /// the shapes Salesforce's REST API documents: authorize (auto-approves the user named by
 /// `login_hint`, or the first user; redirects with a fragment or a code), token (code + PKCE,
-/// refresh), revoke, the identity URL and userinfo (each with its own keys), versions (no token
+/// refresh, Salesforce's device flow, client credentials for an integration user), revoke, the identity URL and userinfo (each with its own keys), versions (no token
 /// needed) and the resources of a version, limits; query and queryAll with the ``SOQLQuery``
 /// subset — parent fields nested under their relationship, child subqueries as nested query
 /// results, `nextRecordsUrl` paging, deleted records (`IsDeleted: true`) for queryAll only;
@@ -19,7 +19,9 @@ public import Foundation
 /// Salesforce's arrays and status codes (401 `INVALID_SESSION_ID`; 404 `NOT_FOUND` — also for a
 /// version written without its `v` — and `ENTITY_IS_DELETED`; 410 `GONE` for a retired version;
 /// 400 `MALFORMED_QUERY` / `MALFORMED_SEARCH` pointing at the row and column, `INVALID_FIELD`,
-/// `INVALID_TYPE`, `MALFORMED_ID`, `REQUIRED_FIELD_MISSING`, `DELETE_FAILED`; 405
+/// `INVALID_TYPE`, `MALFORMED_ID`, `REQUIRED_FIELD_MISSING`, `STRING_TOO_LONG` (a value over
+/// its describe length), `INVALID_FIELD` for `Id` or the external id in an upsert's body,
+/// `DELETE_FAILED`; 405
 /// `METHOD_NOT_ALLOWED`). Every data answer carries `Sforce-Limit-Info`.
 ///
 /// ```swift
@@ -105,6 +107,12 @@ public final class EmbeddedOrg: HTTPTransport, Sendable {
         var codes: [String: (user: User, challenge: String?, redirectURI: String)] = [:]
         var accessTokens: [String: User] = [:]
         var refreshTokens: [String: User] = [:]
+        /// Device codes asked for (the device flow), by device code.
+        var deviceGrants: [String: DeviceGrant] = [:]
+        /// The connected app's consumer secret and run-as user, when the client-credentials flow is on.
+        var integration: (secret: String, user: User)?
+        /// Logins, oldest first (the org's login history).
+        var loginHistory: [LoginEvent] = []
         var cursors: [String: Cursor] = [:]
         var faults: [Fault] = []
         var faultSettings = Faults()

@@ -66,13 +66,14 @@ public final class RestClient: Sendable {
     }
 
     /// A client for the current user of `accounts`, refreshing through it (so a refused refresh
-    /// token logs the user out) — the SDK's `RestClient.shared`.
+    /// token logs the user out) — the SDK's `RestClient.shared`. Its requests carry the
+    /// manager's `User-Agent` (`UserAccountManager.userAgent`), as the SDK's do.
     /// - Returns: `nil` when nobody is logged in.
     @MainActor
     public static func forCurrentUser(of accounts: UserAccountManager, transport: any HTTPTransport) -> RestClient? {
         guard let account = accounts.currentAccount else { return nil }
         let identity = account.identity
-        return RestClient(credentials: account.credentials, transport: transport) { _ in
+        return RestClient(credentials: account.credentials, transport: UserAgentTransport(transport, userAgent: accounts.userAgent)) { _ in
             try await accounts.refreshCredentials(for: identity).credentials
         }
     }

@@ -98,6 +98,7 @@ extension SDKManager {
             throw ConfigError(code: .invalidValue, file: BootConfig.fileNames[0], keyPath: "shouldAuthenticate",
                               reason: "login is required but the SDK manager has no account manager")
         }
+        (accountManager as? UserAccountManager)?.userAgent = userAgent
         return try await accountManager.logIn(config: bootConfig.oauthConfig, using: loginMethod, loginHint: nil, makeCurrent: true)
     }
 
@@ -129,6 +130,7 @@ extension SDKManager {
 
     func observeAccounts() {
         accountObservation = accountManager?.observe { [weak self] event in self?.handle(event) }
+        (accountManager as? UserAccountManager)?.userAgent = userAgent
         reevaluateMobilePolicy(keepingStored: true)
     }
 

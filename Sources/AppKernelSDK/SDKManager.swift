@@ -60,6 +60,14 @@ open class SDKManager {
     /// `SocketTransport` unless set, which bounds every answer in memory and time. Made when
     /// first needed.
     public lazy var transport: any HTTPTransport = SocketTransport()
+    /// The app's name in the `User-Agent` (``userAgent``): the bundle's name on iOS; the
+    /// executable's name unless set.
+    public var appName = ProcessInfo.processInfo.processName
+    /// The app's version in the `User-Agent`, as iOS writes it: `<version>(<build>)`.
+    public var appVersion = "1.0"
+    /// The app's type in the `User-Agent`; `nil`: hybrid when the boot config has hybrid
+    /// settings, else native.
+    public var appType: UserAgent.AppType?
     /// Makes the REST client of a logged-in user (``restClientForCurrentUser()``, and so every
     /// sync): the injection point for an account manager that is not a `UserAccountManager` — a
     /// test's `FakeAccountManager` hands a client against its embedded org here, with nothing to
@@ -409,6 +417,7 @@ open class SDKManager {
             return restClientProvider(account)
         }
         guard let accounts = accountManager as? UserAccountManager else { return nil }
+        accounts.userAgent = userAgent
         return RestClient.forCurrentUser(of: accounts, transport: transport)
     }
 
