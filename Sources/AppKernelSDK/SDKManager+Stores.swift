@@ -1,3 +1,4 @@
+import AppKernel
 import AppKernelAuth
 import AppKernelCore
 public import AppKernelStore
@@ -14,9 +15,10 @@ extension SDKManager {
     /// - Throws: `ConfigError` for the file, `StoreError` from the store; nothing is registered then.
     public func setupUserStoreFromDefaultConfig() throws {
         guard let data = try defaultConfigFile(StoreConfig.soupsFileName) else { return }
-        let soups = try StoreConfig.parseSoups(data)
-        try userStore()?.registerSoups(soups)
-        try stores.register(soups: soups, for: currentStoreOwner)
+        let config = try StoreConfig.load(data)
+        try userStore()?.registerSoups(config.soups)
+        try stores.register(soups: config.soups, for: currentStoreOwner)
+        report(config.warnings)
     }
 
     /// Registers the syncs of `usersyncs.json` for the current user (each sync's soup must exist)
@@ -26,11 +28,22 @@ extension SDKManager {
     public func setupUserSyncsFromDefaultConfig() throws {
         guard let data = try defaultConfigFile(SyncConfig.syncsFileName) else { return }
         let owner = currentStoreOwner
-        let syncs = try SyncConfig.parseSyncs(data, soupNames: Set(stores.soups(for: owner).map(\.name)))
-        if let syncManager = try syncManager() {
-            _ = try syncManager.createSyncs(syncs.filter { !syncManager.hasSync(forName: $0.name) })
+        let syncManager = try syncManager()
+        let config = try SyncConfig.load(data, soupNames: Set(stores.soups(for: owner).map(\.name)), targets: syncManager?.targets)
+        if let syncManager {
+            _ = try syncManager.createSyncs(config.syncs.filter { !syncManager.hasSync(forName: $0.name) })
         }
-        try stores.register(syncs: syncs, for: owner)
+        try stores.register(syncs: config.syncs, for: owner)
+        report(config.warnings)
+    }
+
+    /// Keeps `warnings` in ``configWarnings`` (once each) and reports each new one as the
+    /// application's ``Diagnostic/Kind/configDefaulted`` diagnostic.
+    private func report(_ warnings: [ConfigWarning]) {
+        for warning in warnings where !configWarnings.contains(warning) {
+            configWarnings.append(warning)
+            application?.reportDiagnostic(.configDefaulted, subject: "\(warning.file):\(warning.keyPath)", message: warning.description)
+        }
     }
 
     /// The current owner's default SmartStore in ``dataDirectory`` (opened once, then shared, by

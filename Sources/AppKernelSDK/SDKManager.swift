@@ -56,6 +56,9 @@ open class SDKManager {
     public var keyRing: KeyRing?
     /// The user folders the last launch removed as a logout's leftover ciphertext (their key gone).
     public internal(set) var removedLeftovers: [URL] = []
+    /// What `userstore.json` and `usersyncs.json` lack or say that the Mobile SDK accepts with a
+    /// default (each also the application's `configDefaulted` diagnostic), in the order found.
+    public internal(set) var configWarnings: [ConfigWarning] = []
     /// How REST requests reach the org (the default ``restClientForCurrentUser()`` uses it): a
     /// `SocketTransport` unless set, which bounds every answer in memory and time. Made when
     /// first needed.

@@ -52,17 +52,19 @@ public struct SoupSpec: Sendable, Hashable {
 ///   an array of objects (iOS crashes), a soup without a name or without indexes (iOS throws
 ///   "Bogus soupName" / "Bogus indexSpecs" and registers nothing for it), an index that is not an
 ///   object, whose `path` is missing, empty or not a string, or whose `type` is not a string.
+/// - **Refused on purpose** though iOS goes on, as in `usersyncs.json`: an unknown key (iOS
+///   ignores it: a misspelt key would be lost in silence) and an unknown index `type` (iOS makes
+///   it a TEXT column: a misspelt `integr` would compare numbers as text).
 /// - **Loaded with iOS's default and a `ConfigWarning`** in ``warnings`` where iOS goes on: no
-///   `soups` (no soups), an unknown key (ignored), a soup defined twice (the first kept; iOS
-///   skips a soup that exists), a path indexed twice in a soup (the last kept; iOS queries the
-///   last index of a path), an unknown or missing index `type` (a `string` index: iOS makes any
-///   type it does not know a TEXT column).
+///   `soups` (no soups), a soup defined twice (the first kept; iOS skips a soup that exists), a
+///   path indexed twice in a soup (the last kept; iOS queries the last index of a path), a
+///   missing index `type` (a `string` index: iOS makes it a TEXT column).
 ///
 /// ``parseSoups(_:file:)`` is the strict reader: every warning of ``load(_:file:)`` is refused
 /// there, as a `ConfigError` at the same key path.
 ///
 /// ```swift
-/// let config = try StoreConfig.load(Data(#"{"soups": [{"soupName": "A", "indexes": [{"path": "Id", "type": "text"}]}]}"#.utf8))
+/// let config = try StoreConfig.load(Data(#"{"soups": [{"soupName": "A", "indexes": [{"path": "Id"}]}]}"#.utf8))
 /// // config.soups: A, Id indexed as string; config.warnings: soups[0].indexes[0].type
 /// ```
 /// `usersyncs.json` is MobileSync's: AppKernelSync's `SyncConfig` reads it.
@@ -117,9 +119,10 @@ public struct StoreConfig: Sendable, Hashable {
         }
 
         mutating func onlyKeys(_ value: ConfigValue, _ allowed: Set<String>) throws(ConfigError) {
+            // Refused although the iOS SDK ignores it, as usersyncs.json's are: a misspelt key
+            // would be lost in silence.
             for (key, member) in try value.object() where !allowed.contains(key) {
-                try tolerate(member.error(.unknownKey, "unknown key '\(key)'; expected one of \(allowed.sorted().joined(separator: ", "))"),
-                             applying: "ignored, as the iOS SDK ignores it")
+                throw member.error(.unknownKey, "unknown key '\(key)'; expected one of \(allowed.sorted().joined(separator: ", "))")
             }
         }
 
@@ -168,9 +171,9 @@ public struct StoreConfig: Sendable, Hashable {
                     if let known = IndexType(rawValue: text) {
                         type = known
                     } else {
-                        try tolerate(typeValue.error(.unknownValue, "unknown index type '\(text)'; expected one of \(IndexType.allCases.map(\.rawValue).joined(separator: ", "))"),
-                                     applying: "indexed as string (the iOS SDK makes a type it does not know a TEXT column)")
-                        type = .string
+                        // Refused although the iOS SDK makes it a TEXT column: a misspelt
+                        // "integr" would compare numbers as text (as usersyncs.json's enums are).
+                        throw typeValue.error(.unknownValue, "unknown index type '\(text)'; expected one of \(IndexType.allCases.map(\.rawValue).joined(separator: ", "))")
                     }
                 } else {
                     try tolerate(index.error(.missingKey, "the required key 'type' is missing", at: ConfigValue.keyPath(index.keyPath, member: "type")),

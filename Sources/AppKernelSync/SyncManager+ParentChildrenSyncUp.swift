@@ -213,7 +213,8 @@ extension SyncManager {
         if let parentId, let field = info.parentIdFieldName { fields[field] = .string(parentId) }
         guard created else { return RecordRequest(kind: .update, objectType: info.sobjectType, fields: fields, objectId: id, referenceId: id) }
         if let field = info.externalIdFieldName, let external = record[field]?.stringValue, !MobileSync.isLocalID(external) {
-            return RecordRequest(kind: .upsert, objectType: info.sobjectType, fields: fields, externalId: external, externalIdFieldName: field, referenceId: id)
+            return RecordRequest(kind: .upsert, objectType: info.sobjectType, fields: fields.filter { $0.key != field }, externalId: external,
+                                 externalIdFieldName: field, referenceId: id)
         }
         return RecordRequest(kind: .create, objectType: info.sobjectType, fields: fields, referenceId: id)
     }

@@ -130,7 +130,9 @@ extension SyncManager {
         let fields = Self.fields(of: record, target.createFieldlist ?? sync.options.fieldlist ?? [], target: target)
         let request: RestRequest
         if let field = target.externalIdFieldName, let external = record[field]?.stringValue, !MobileSync.isLocalID(external) {
-            request = restClient.requestForUpsert(withObjectType: type, externalIdField: field, externalId: external, fields: fields, apiVersion: nil)
+            // Salesforce refuses the external-id field in an upsert's body (the URL carries it).
+            request = restClient.requestForUpsert(withObjectType: type, externalIdField: field, externalId: external,
+                                                  fields: fields.filter { $0.key != field }, apiVersion: nil)
         } else {
             request = restClient.requestForCreate(withObjectType: type, fields: fields, apiVersion: nil)
         }

@@ -99,7 +99,8 @@ extension SyncManager {
         if created {
             let fields = Self.fields(of: record, target.createFieldlist ?? sync.options.fieldlist ?? [], target: target)
             if let field = target.externalIdFieldName, let external = record[field]?.stringValue, !MobileSync.isLocalID(external) {
-                return RecordRequest(kind: .upsert, objectType: type, fields: fields, externalId: external, externalIdFieldName: field, referenceId: reference)
+                return RecordRequest(kind: .upsert, objectType: type, fields: fields.filter { $0.key != field }, externalId: external,
+                                     externalIdFieldName: field, referenceId: reference)
             }
             return RecordRequest(kind: .create, objectType: type, fields: fields, referenceId: reference)
         }

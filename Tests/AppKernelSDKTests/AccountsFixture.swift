@@ -81,7 +81,7 @@ final class AccountsFixture {
 
     private static func make(dataHome: URL, transport: any HTTPTransport, boot: BootConfig, loginMethod: LoginMethod,
                              keyProvider: KeyProvider = .inMemory(TestKeys.master), userstore: String = AccountsFixture.userstore,
-                             ownsDataHome: Bool = false) throws -> AccountsFixture {
+                             usersyncs: String = AccountsFixture.usersyncs, ownsDataHome: Bool = false) throws -> AccountsFixture {
         // The key ring first: a data home holding anything else holds data, and a key file is
         // then never made (it would orphan that data).
         let keyRing = try KeyRing(dataHome: dataHome, provider: keyProvider)
@@ -131,6 +131,16 @@ final class AccountsFixture {
         let syncManager = try fixture.syncManager
         syncManager.targets = SyncTargetRegistry(syncDown: targets)
         try syncManager.createSyncs(config.syncs)
+        return fixture
+    }
+
+    /// Launches the app against `org` (in a data home of its own, removed with the fixture) with
+    /// `userstore` and `usersyncs` as its config files, read by the SDK's launch.
+    static func launch(org: EmbeddedOrg, userstore: String, usersyncs: String) async throws -> AccountsFixture {
+        let dataHome = FileManager.default.temporaryDirectory.appendingPathComponent("accounts-files-\(UUID().uuidString)")
+        let fixture = try make(dataHome: dataHome, transport: org, boot: bootConfig(for: org), loginMethod: .autoApprove(),
+                               userstore: userstore, usersyncs: usersyncs, ownsDataHome: true)
+        try await fixture.manager.launch()
         return fixture
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import AppKernel
 import AppKernelCore
 import AppKernelEmbeddedOrg
 import AppKernelREST
@@ -59,5 +60,25 @@ struct SDKSyncFilesContractTests {
             #expect(state.status == .done)
         }
         #expect(try app.store.query(.smart("select {Account}.{Account:Name} from {Account}")).count > 0)
+    }
+
+    /// The launch reads the app's files as the SDK does (`setupUserStoreFromDefaultConfig`,
+    /// `setupUserSyncsFromDefaultConfig` — MobileSyncSDKManager / SFSDKStoreConfig /
+    /// SFSDKSyncsConfig): what iOS accepts with a default loads, and each default applied is in
+    /// `configWarnings` and is the application's `configDefaulted` diagnostic.
+    @Test func theLaunchLoadsWhatIOSAcceptsAndSaysWhichDefaultsApplied() async throws {
+        let app = try await AccountsFixture.launch(org: EmbeddedOrg.sample(), userstore: """
+            {"soups": [{"soupName": "Account", "indexes": [{"path": "Id", "type": "string"}, {"path": "Name"}]}]}
+            """, usersyncs: """
+            {"syncs": [{"syncName": "accounts", "syncType": "syncDown", "soupName": "Account",
+                        "target": {"type": "soql", "query": "SELECT Id, Name, LastModifiedDate FROM Account"}}]}
+            """)
+        #expect(app.manager.configWarnings.map { "\($0.file) \($0.keyPath)" }
+                == ["userstore.json soups[0].indexes[1].type", "usersyncs.json syncs[0].options"])
+        let diagnostics = try #require(app.manager.application).diagnostics.filter { $0.kind == .configDefaulted }
+        #expect(diagnostics.map(\.subject) == ["userstore.json:soups[0].indexes[1].type", "usersyncs.json:syncs[0].options"])
+        #expect(try await app.syncManager.reSync(named: "accounts").status == .done)
+        #expect(try app.store.query(.smart("select {Account:Name} from {Account}")).count > 0)
+        try await app.terminate()
     }
 }

@@ -13,16 +13,13 @@ struct StoreConfigToleranceTests {
     /// reader refuses the same key path.
     @Test(arguments: [
         // SFSDKStoreConfig.m: `config[@"soups"]` nil → "No store config available", nothing registered.
-        (#"{"version": 2}"#, ["version", "soups"], [SoupSpec]()),
-        // Keys the SDK does not read are ignored (only soupName and indexes are read).
-        (#"{"soups": [{"soupName": "A", "indexes": [\#(id)], "comment": "x"}]}"#, ["soups[0].comment"],
-         [SoupSpec(name: "A", indexes: [IndexSpec(path: "Id", type: .string)])]),
+        (#"{}"#, ["soups"], [SoupSpec]()),
         // registerSoups: "Soup already exists … skipping": the first definition stays.
         (#"{"soups": [{"soupName": "A", "indexes": [\#(id)]}, {"soupName": "A", "indexes": [{"path": "Name", "type": "string"}]}]}"#, ["soups[1].soupName"],
          [SoupSpec(name: "A", indexes: [IndexSpec(path: "Id", type: .string)])]),
-        // SFSoupIndex.m columnType: a type it does not know (or none) is a TEXT column.
-        (#"{"soups": [{"soupName": "A", "indexes": [{"path": "Id", "type": "text"}, {"path": "Name"}]}]}"#,
-         ["soups[0].indexes[0].type", "soups[0].indexes[1].type"],
+        // SFSoupIndex.m columnType: no type is a TEXT column.
+        (#"{"soups": [{"soupName": "A", "indexes": [{"path": "Id", "type": "string"}, {"path": "Name"}]}]}"#,
+         ["soups[0].indexes[1].type"],
          [SoupSpec(name: "A", indexes: [IndexSpec(path: "Id", type: .string), IndexSpec(path: "Name", type: .string)])]),
         // columnNameForPath:inSoup: the last index of a path is the one queried.
         (#"{"soups": [{"soupName": "A", "indexes": [{"path": "Id", "type": "string"}, {"path": "N", "type": "string"}, {"path": "Id", "type": "integer"}]}]}"#,
@@ -53,6 +50,12 @@ struct StoreConfigToleranceTests {
         (#"{"soups": [{"soupName": "A", "indexes": ["Id"]}]}"#, .wrongType, "soups[0].indexes[0]"),       // initWithDictionary: on a string: crash
         (#"{"soups": [{"soupName": "A", "indexes": [{"type": "string"}]}]}"#, .missingKey, "soups[0].indexes[0].path"),
         (#"{"soups": [{"soupName": "A", "indexes": [{"path": "Id", "type": 3}]}]}"#, .wrongType, "soups[0].indexes[0].type"),  // isEqualToString: on a number
+        // Refused on purpose though iOS goes on (DESIGN, "config files"): a key the SDK does not
+        // read (iOS ignores it; a misspelt key would be lost in silence) and an index type it
+        // does not know (SFSoupIndex.m columnType makes it TEXT; "integr" would compare as text).
+        (#"{"version": 2, "soups": []}"#, .unknownKey, "version"),
+        (#"{"soups": [{"soupName": "A", "indexes": [\#(id)], "comment": "x"}]}"#, .unknownKey, "soups[0].comment"),
+        (#"{"soups": [{"soupName": "A", "indexes": [{"path": "Id", "type": "text"}]}]}"#, .unknownValue, "soups[0].indexes[0].type"),
     ])
     func whatIOSFailsOnIsRefused(_ json: String, _ code: ConfigError.Code, _ keyPath: String) {
         let error = #expect(throws: ConfigError.self) { _ = try StoreConfig.load(json: json) }
@@ -71,8 +74,8 @@ struct StoreConfigToleranceTests {
         #expect(config.warnings.isEmpty)
         #expect(config.soups.first?.indexes.count == 6)
         #expect(config.warnings.first?.description == nil)
-        let warned = try StoreConfig.load(json: #"{"soups": [{"soupName": "A", "indexes": [{"path": "Id", "type": "text"}]}]}"#)
-        #expect(warned.warnings.first?.description.hasPrefix("userstore.json:1: soups[0].indexes[0].type: unknown index type 'text'") == true)
+        let warned = try StoreConfig.load(json: #"{"soups": [{"soupName": "A", "indexes": [{"path": "Id"}]}]}"#)
+        #expect(warned.warnings.first?.description.hasPrefix("userstore.json:1: soups[0].indexes[0].type: the required key 'type' is missing") == true)
     }
 
     /// A decimal in an `integer` index: iOS binds the number as it is and the INTEGER column's

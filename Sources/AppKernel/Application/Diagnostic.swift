@@ -34,6 +34,10 @@ public struct Diagnostic: Sendable, Hashable, CustomStringConvertible {
         /// A setting or file the app provides has no effect, so what it asks for silently does
         /// not happen (an SDK app's `userstore.json` without a data directory: no SmartStore).
         case settingIgnored
+        /// A configuration file lacks a value, or has one, that the SDK it ports accepts with a
+        /// default (a sync without `options` runs in overwrite mode): the default applies, and
+        /// this says where (AppKernelCore's `ConfigWarning`).
+        case configDefaulted
         /// A failure nothing in the app handled was reported to the host
         /// (``Application/reportUnhandledError(_:subject:message:advice:exitStatus:)``).
         case unhandledError
