@@ -193,10 +193,16 @@ struct SyncUpTests {
         }
     }
 
-    @Test func aSyncUpWithAnExternalIdUpsertsOnIt() async throws {
+    /// Each kind of target upserts on the external id, the field in its create field list too:
+    /// Salesforce refuses it in a single upsert's body ("Do not specify Id or an external ID field
+    /// in the request body", REST API Developer Guide, Insert or Update (Upsert) a Record Using an
+    /// External ID), so it is sent in the URL only; an sObject Collections upsert needs it in each
+    /// record (sObject Collections: Upsert).
+    @Test(arguments: [SyncUpKind.collection, .batch, .singleRecord])
+    func aSyncUpWithAnExternalIdUpsertsOnIt(_ kind: SyncUpKind) async throws {
         let world = try await SyncFixture.make()
         defer { world.remove() }
-        let target = SyncUpTarget.target(.collection, createFieldlist: ["Name", "External_Id__c"], externalIdFieldName: "External_Id__c")
+        let target = SyncUpTarget.target(kind, createFieldlist: ["Name", "External_Id__c"], externalIdFieldName: "External_Id__c")
         let existing = try #require(world.server("Account", named: "Globex")?["Id"]?.stringValue)
         try world.org.update(recordID: existing, fields: ["External_Id__c": "GLX"])
         try world.store.createLocally(["Name": "Globex (renamed)", "External_Id__c": "GLX"], inSoup: "accounts", objectType: "Account")
