@@ -55,10 +55,12 @@ struct SyncConfigReader {
     }
 
     /// `options`. SFSyncOptions newFromDict makes no options of a missing or empty object, and
-    /// SFSyncState reads no options (and no `mergeMode`: `mergeModeFromString:nil`) as OVERWRITE.
+    /// No options: iOS fails creating the sync (SFSDKSyncsConfig hands `nil` to SFSyncState's
+    /// dictionary literal) but reads a stored state without options as OVERWRITE; AppKernel
+    /// applies that (DESIGN, "config files"). No `mergeMode`: OVERWRITE (`mergeModeFromString:nil`).
     private mutating func readOptions(_ entry: ConfigValue, into spec: inout SyncSpec) throws(ConfigError) {
         guard let options = try entry.member("options"), !(try options.object().isEmpty) else {
-            warn(entry, "options", "no options: merge mode OVERWRITE applies (the SDK reads a sync without options so); "
+            warn(entry, "options", "no options: merge mode OVERWRITE applies (the iOS SDK fails creating such a sync; it reads a stored one so); "
                  + "add \"options\": {\"mergeMode\": \"OVERWRITE\"} or \"LEAVE_IF_CHANGED\"")
             return
         }

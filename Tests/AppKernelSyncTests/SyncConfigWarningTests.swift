@@ -14,8 +14,10 @@ struct SyncConfigWarningTests {
     static func file(_ sync: String) -> String { #"{"syncs": [\#(sync)]}"# }
 
     @Test(arguments: [
-        // Util/SFSyncOptions.m newFromDict: no (or empty) options are none; Util/SFSyncState.m
-        // reads a sync without options as OVERWRITE (options.mergeMode of nil).
+        // Util/SFSyncOptions.m newFromDict: no (or empty) options are none. Creating such a sync
+        // fails on iOS (Config/SFSDKSyncsConfig.m hands nil to SFSyncState's dictionary literal);
+        // a stored state without options reads as OVERWRITE (SFSyncState.m fromDict), which
+        // AppKernel applies — a deliberate difference (DESIGN, "config files"; issue 33's test).
         (#"{"syncName": "s", "syncType": "syncDown", "soupName": "accounts", \#(mru)}"#, ["syncs[0].options"]),
         (#"{"syncName": "s", "syncType": "syncDown", "soupName": "accounts", \#(mru), "options": {}}"#, ["syncs[0].options"]),
         // Util/SFSyncState.m mergeModeFromString: no mergeMode is OVERWRITE.
