@@ -32,12 +32,7 @@ public final class LayoutSyncManager: Sendable {
     /// - Throws: ``SyncError`` `storeFailed` when the soup cannot be registered.
     public init(syncManager: SyncManager) throws(SyncError) {
         self.syncManager = syncManager
-        let store = syncManager.store
-        try syncManager.storeCall {
-            if !store.soupExists(Self.soupName) {
-                try store.registerSoup(SoupSpec(name: Self.soupName, indexes: [IndexSpec(path: "Id", type: .json1)]))
-            }
-        }
+        try syncManager.registerCacheSoup(Self.soupName)
     }
 
     /// An object's layout (`fetchLayoutForObjectAPIName:formFactor:layoutType:mode:recordTypeId:syncMode:completionBlock:`).
@@ -54,35 +49,8 @@ public final class LayoutSyncManager: Sendable {
     public func fetchLayout(forObjectAPIName objectAPIName: String, formFactor: String? = nil, layoutType: String? = nil, mode: String? = nil,
                             recordTypeId: String? = nil, fetchMode: FetchMode) async throws(SyncError) -> Layout? {
         let id = [objectAPIName, formFactor, layoutType, mode, recordTypeId].map { $0 ?? "(null)" }.joined(separator: "-")
-        if fetchMode != .serverFirst, let cached = try cached(id) { return cached }
-        if fetchMode == .cacheOnly { return nil }
         let target = SyncDownTarget.layout(objectAPIName: objectAPIName, formFactor: formFactor, layoutType: layoutType, mode: mode,
                                            recordTypeId: recordTypeId)
-        try await syncManager.runOnce(target, soupName: Self.soupName)
-        return try cached(id)
-    }
-
-    /// The cached layout with this `Id`, if any.
-    private func cached(_ id: String) throws(SyncError) -> Layout? {
-        let store = store
-        let entry = try syncManager.storeCall {
-            try store.query(.exact(soupName: Self.soupName, path: "Id", matchKey: .string(id), pageSize: 1)).first?.objectValue
-        }
-        return entry.map(Layout.init(json:))
-    }
-}
-
-extension SyncManager {
-    /// Runs a one-off sync down of `target` into `soupName` (overwriting), then deletes its
-    /// state, whether it succeeded or failed — how the layout and metadata managers fetch.
-    func runOnce(_ target: SyncDownTarget, soupName: String) async throws(SyncError) {
-        let sync = try createSyncDown(target: target, soupName: soupName)
-        do {
-            try await reSync(id: sync.id)
-        } catch {
-            try? deleteSync(forId: sync.id)
-            throw error
-        }
-        try deleteSync(forId: sync.id)
+        return try await syncManager.fetchCached(id, inSoup: Self.soupName, fetchMode: fetchMode, target: target).map(Layout.init(json:))
     }
 }

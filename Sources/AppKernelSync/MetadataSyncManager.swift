@@ -28,12 +28,7 @@ public final class MetadataSyncManager: Sendable {
     /// - Throws: ``SyncError`` `storeFailed` when the soup cannot be registered.
     public init(syncManager: SyncManager) throws(SyncError) {
         self.syncManager = syncManager
-        let store = syncManager.store
-        try syncManager.storeCall {
-            if !store.soupExists(Self.soupName) {
-                try store.registerSoup(SoupSpec(name: Self.soupName, indexes: [IndexSpec(path: "Id", type: .json1)]))
-            }
-        }
+        try syncManager.registerCacheSoup(Self.soupName)
     }
 
     /// An object's describe (`fetchMetadataForObject:mode:completionBlock:`).
@@ -44,18 +39,7 @@ public final class MetadataSyncManager: Sendable {
     /// - Throws: ``SyncError`` from the sync that fetched it (`serverFailed` naming the answer),
     ///   or `storeFailed` reading the cache.
     public func fetchMetadata(forObject objectType: String, fetchMode: FetchMode) async throws(SyncError) -> Metadata? {
-        if fetchMode != .serverFirst, let cached = try cached(objectType) { return cached }
-        if fetchMode == .cacheOnly { return nil }
-        try await syncManager.runOnce(.metadata(objectType: objectType), soupName: Self.soupName)
-        return try cached(objectType)
-    }
-
-    /// The cached describe of `objectType`, if any.
-    private func cached(_ objectType: String) throws(SyncError) -> Metadata? {
-        let store = store
-        let entry = try syncManager.storeCall {
-            try store.query(.exact(soupName: Self.soupName, path: "Id", matchKey: .string(objectType), pageSize: 1)).first?.objectValue
-        }
-        return entry.map(Metadata.init(json:))
+        try await syncManager.fetchCached(objectType, inSoup: Self.soupName, fetchMode: fetchMode, target: .metadata(objectType: objectType))
+            .map(Metadata.init(json:))
     }
 }
