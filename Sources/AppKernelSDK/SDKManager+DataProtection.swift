@@ -37,5 +37,6 @@ extension SDKManager {
         // A store another live instance has open is marked for wiping, not deleted under it.
         _ = try? storeManager?.removeStores(for: .user(identity))
         if let dataDirectory { try? KeyValueEncryptedStore.removeAll(for: .user(identity), in: dataDirectory) }
+        storeManager?.removeEmptyFolders(of: identity)
     }
 }

@@ -1,4 +1,4 @@
-import AppKernelCore
+public import AppKernelCore
 public import Foundation
 
 extension StoreManager {
@@ -41,6 +41,16 @@ extension StoreManager {
             if (try? FileManager.default.contentsOfDirectory(atPath: org.path))?.isEmpty == true { try? FileManager.default.removeItem(at: org) }
         }
         return removed
+    }
+
+    /// Removes `<root>/<org>/<user>/` once it is empty (the user's stores and key-value stores
+    /// removed at a logout), then `<root>/<org>/` if that is empty too: a logged-out user leaves
+    /// no folder behind. `rmdir` removes only an empty folder and never follows a link; a folder
+    /// still holding something (a store another instance holds, marked for wiping) stays.
+    public func removeEmptyFolders(of identity: UserAccountIdentity) {
+        guard let stores = try? directory(for: .user(identity)) else { return }   // names checked there
+        let user = stores.deletingLastPathComponent()
+        for folder in [user, user.deletingLastPathComponent()] where rmdir(folder.path) != 0 { return }
     }
 
     /// The folders (not links) directly in `directory`, sorted; none if it cannot be listed.
