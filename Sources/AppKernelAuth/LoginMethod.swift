@@ -224,26 +224,28 @@ public struct BrowserOpener: Sendable {
     public static var system: BrowserOpener { system(environment: ProcessInfo.processInfo.environment) }
 
     /// ``system`` with `environment` (`PATH`, `DISPLAY`, `XDG_RUNTIME_DIR`, `TMPDIR`) in place
-    /// of the process's; `xdg-open` runs with it.
-    static func system(environment: [String: String]) -> BrowserOpener {
+    /// of the process's; `xdg-open` runs with it. What the person is told goes to `announce`
+    /// (standard error; a test keeps it).
+    static func system(environment: [String: String],
+                       announce: @escaping @Sendable (String) -> Void = printToStandardError) -> BrowserOpener {
         BrowserOpener(showing: { url in
             guard hasGraphicalSession(environment: environment), let xdgOpen = executable(named: "xdg-open", path: environment["PATH"]) else {
-                printToStandardError(prompt(for: url))
+                announce(prompt(for: url))
                 return nil
             }
             let page: ForwardingPage
             do { page = try ForwardingPage(forwardingTo: url, environment: environment) } catch {
-                printToStandardError(prompt(for: url))
+                announce(prompt(for: url))
                 return nil
             }
             // Not Foundation's Process: its child (and the browser xdg-open may start) would
             // inherit this thread's blocked signals (CleanSpawn).
             do { CleanSpawn.reapWhenDone(try CleanSpawn.start(xdgOpen, arguments: [page.file.path], environment: environment).pid) } catch {
                 page.remove()
-                printToStandardError(prompt(for: url))
+                announce(prompt(for: url))
                 return nil
             }
-            printToStandardError("Opening the login page in the browser. If it does not appear, open this address in a browser:\n  \(url.absoluteString)\n")
+            announce("Opening the login page in the browser. If it does not appear, open this address in a browser:\n  \(url.absoluteString)\n")
             return page
         })
     }

@@ -53,17 +53,24 @@ extension AppKernelTest {
         return running
     }
 
-    /// Records an issue for each finding of a check that runs; prints what skipped checks found.
+    /// Records an issue for each finding of a check that runs; attaches what skipped checks would
+    /// have reported (`exhaustivity-skipped.txt`, Swift 6.2 and later; printed before), and says
+    /// nothing when they would have found nothing: a green run stays quiet.
     func recordFindings() {
         let found = findings()
         for finding in found where exhaustivity.runs(finding.check) {
             Issue.record(Comment(rawValue: finding.description), sourceLocation: sourceLocation)
         }
-        guard !exhaustivity.ignored.isEmpty else { return }
-        let skipped = Exhaustivity.Check.allCases.filter { !exhaustivity.runs($0) }
         let leftovers = found.filter { !exhaustivity.runs($0.check) }
-        print("AppKernelTest '\(name)': exhaustivity \(exhaustivity) skipped \(skipped.map(\.rawValue).joined(separator: ", "))"
-              + (leftovers.isEmpty ? "; they would have found nothing." : "; they would have reported:\n" + leftovers.map { "  - \($0)" }.joined(separator: "\n")))
+        guard !leftovers.isEmpty else { return }
+        let skipped = Exhaustivity.Check.allCases.filter { !exhaustivity.runs($0) }
+        let report = "exhaustivity \(exhaustivity) skipped \(skipped.map(\.rawValue).joined(separator: ", ")); they would have reported:\n"
+            + leftovers.map { "  - \($0)" }.joined(separator: "\n")
+        #if compiler(>=6.2)
+        Attachment.record(report, named: "exhaustivity-skipped.txt")
+        #else
+        print("AppKernelTest '\(name)': " + report)
+        #endif
     }
 
     /// The whole trace of the test's applications, one line per step with its time.

@@ -8,6 +8,11 @@ import AppKernelCore
 import Foundation
 import LoopbackServer
 import Testing
+import TestSupport
+
+/// The snippet's `print`, kept out of the test run's output (shown when `APPKERNEL_TEST_FIGURES`
+/// is set): the block runs verbatim, its lines go nowhere else.
+private func print(_ items: Any...) { figure(items.map { "\($0)" }.joined(separator: " ")) }
 
 @MainActor @Test func readmeLogsInThroughTheLoopbackFlow() async throws {
     let server = try await LoginFormServer.start()

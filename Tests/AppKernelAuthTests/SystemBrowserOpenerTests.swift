@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import AppKernelAuth
+import AppKernelCore
 import LoopbackServer
 #if canImport(Glibc)
 import Glibc
@@ -79,7 +80,8 @@ struct SystemBrowserOpenerTests {
         let server = try await LoginFormServer.start()
         defer { server.stop() }
         let session = LoginSession(config: server.oauthConfig, transport: URLSessionTransport(timeout: 10))
-        let opener = BrowserOpener.system(environment: desktop.environment)
+        let told = Told()
+        let opener = BrowserOpener.system(environment: desktop.environment, announce: told.append)
         let login = Task { try await session.logIn(using: .loopback(port: 0, opener: opener)) }
         let arguments = await desktop.arguments()
         let page = try #require(arguments.first)
@@ -99,6 +101,7 @@ struct SystemBrowserOpenerTests {
         #expect(!FileManager.default.fileExists(atPath: page))
         #expect(!FileManager.default.fileExists(atPath: directory.path))
         #expect(try FileManager.default.contentsOfDirectory(atPath: desktop.runtime.path).isEmpty)
+        #expect(told.lines.first?.hasPrefix("Opening the login page in the browser. If it does not appear, open this address in a browser:\n  https://") == true)
     }
 
     enum Ending: String, CaseIterable { case denied, cancelled, timedOut }
@@ -110,7 +113,7 @@ struct SystemBrowserOpenerTests {
         defer { server.stop() }
         let clock = ManualClock()
         let session = LoginSession(config: server.oauthConfig, transport: URLSessionTransport(timeout: 10))
-        let opener = BrowserOpener.system(environment: desktop.environment)
+        let opener = BrowserOpener.system(environment: desktop.environment, announce: Told().append)
         let login = Task { try await session.logIn(using: .loopback(port: 0, opener: opener, timeout: .seconds(60), clock: clock)) }
         let page = try #require(await desktop.arguments().first)
         #expect(FileManager.default.fileExists(atPath: page))
@@ -154,4 +157,13 @@ struct SystemBrowserOpenerTests {
         #expect(!html.contains("'y'"))
         #expect(html.contains("\\u0026b=%22x%22\\u0026c=\\u0027y\\u0027"), "the script's string escapes & and '")
     }
+}
+
+/// What the opener told the person (instead of standard error: the test's output stays quiet).
+final class Told: Sendable {
+    private let kept = Locked<[String]>([])
+    /// Every announcement, in order.
+    var lines: [String] { kept.withLock { $0 } }
+    /// Keeps one announcement.
+    @Sendable func append(_ text: String) { kept.withLock { $0.append(text) } }
 }

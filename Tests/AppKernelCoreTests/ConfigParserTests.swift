@@ -1,6 +1,7 @@
 import AppKernelCore
 import Foundation
 import Testing
+import TestSupport
 
 struct ConfigParserTests {
     static func json(_ text: String, file: String = "config.json") throws(ConfigError) -> ConfigValue {
@@ -8,8 +9,9 @@ struct ConfigParserTests {
     }
 
     @Test(arguments: ["", "{", "[1,]", "{\"a\":}", "\"open", "{\"a\": 1} x", "[01x]", "{\"a\": tru}", "\"bad \\q\"", "[1e]",
-                      "01", "-", "1.", "[1 2]", "{\"a\" 1}", "{a: 1}", "// comment\n{}", "\"\\u12G4\"", "1e999", "{\"a\": 1,}"])
-    func malformedDocumentsAreRefusedWithALineAndColumn(_ text: String) {
+                      "01", "-", "1.", "[1 2]", "{\"a\" 1}", "{a: 1}", "// comment\n{}", "\"\\u12G4\"", "1e999", "{\"a\": 1,}"].map(OneLine.init))
+    func malformedDocumentsAreRefusedWithALineAndColumn(_ example: OneLine<String>) {
+        let text = example.value
         let error = #expect(throws: ConfigError.self) { _ = try Self.json(text) }
         #expect(error?.code == .malformed, "\(text): \(String(describing: error))")
         #expect(error?.line != nil && error?.column != nil)

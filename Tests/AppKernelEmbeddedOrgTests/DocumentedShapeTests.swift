@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 import AppKernel
 import AppKernelAuth
 import AppKernelREST
@@ -84,8 +85,9 @@ struct DocumentedShapeTests {
         ("SELECT Name, (SELECT FROM Contacts) FROM Account", 1, 27, "expecting 'FROM', found 'Contacts'"),
         ("SELECT Name FROM Account WHERE", 1, 31, "expecting a field name, found <EOF>"),
         ("SELECT Name, () FROM Account", 1, 15, "expecting 'SELECT', found ')'"),
-    ])
-    func malformedQueriesAreTypedErrorsNamingWhere(_ text: String, _ line: Int, _ column: Int, _ message: String) {
+    ].map(OneLine.init))
+    func malformedQueriesAreTypedErrorsNamingWhere(_ example: OneLine<(String, Int, Int, String)>) {
+        let (text, line, column, message) = example.value
         let error = #expect(throws: SOQLError.self) { _ = try SOQLQuery(text) }
         #expect(error == SOQLError(message, line: line, column: column))
         #expect(error?.description == "line \(line), column \(column): \(message)")
@@ -111,8 +113,9 @@ struct DocumentedShapeTests {
          "\nSELECT Acount.Name FROM Contact\n       ^\nERROR at Row:1:Column:8\nDidn't understand relationship 'Acount' in field path."),
         ("SELECT Name,\n Salary FROM Contact", "INVALID_FIELD", "\n Salary FROM Contact\n ^\nERROR at Row:2:Column:2\nNo such column 'Salary' on entity 'Contact'."),
         ("SELECT Id FROM Widget__c", "INVALID_TYPE", "\nSELECT Id FROM Widget__c\n               ^\nERROR at Row:1:Column:16\nsObject type 'Widget__c' is not supported."),
-    ])
-    func queryErrorsPointAtTheRowAndColumn(_ soql: String, _ code: String, _ message: String) async throws {
+    ].map(OneLine.init))
+    func queryErrorsPointAtTheRowAndColumn(_ example: OneLine<(String, String, String)>) async throws {
+        let (soql, code, message) = example.value
         let client = try await org.loggedInClient()
         let error = await refusal(client, client.request(forQuery: soql, apiVersion: nil))
         #expect(error?.statusCode == 400)

@@ -2,6 +2,11 @@
 import Testing
 import AppKernelREST
 import AppKernelEmbeddedOrg
+import TestSupport
+
+/// The snippet's `print`, kept out of the test run's output (shown when `APPKERNEL_TEST_FIGURES`
+/// is set): the block runs verbatim, its lines go nowhere else.
+private func print(_ items: Any...) { figure(items.map { "\($0)" }.joined(separator: " ")) }
 
 @MainActor
 struct ReadmeRESTTests {

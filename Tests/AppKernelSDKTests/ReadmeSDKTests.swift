@@ -6,6 +6,11 @@ import AppKernel
 import AppKernelSDK
 import AppKernelSDKTesting
 import AppKernelTesting
+import TestSupport
+
+/// The snippet's `print`, kept out of the test run's output (shown when `APPKERNEL_TEST_FIGURES`
+/// is set): the block runs verbatim, its lines go nowhere else.
+private func print(_ items: Any...) { figure(items.map { "\($0)" }.joined(separator: " ")) }
 
 extension SharedManagerTests {
     @Test func readmeSDKExample() async throws { try await inOwnScope {

@@ -3,6 +3,7 @@ import AppKernelStore
 import ChildProcess
 import Foundation
 import Testing
+import TestSupport
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -78,7 +79,7 @@ struct MigrationKillTests {
             let problems = try Self.check(directory, key: key, canary: canary)
             #expect(problems.isEmpty, "round \(round) (seed \(rounds.seed)), killed \(moment.rawValue): \(problems)")
         }
-        print("kill test StoreCrashWriter --migrate: \(rounds.count) kills in a migration of \(span * 4 / 5) µs (seed \(rounds.seed)"
+        figure("kill test StoreCrashWriter --migrate: \(rounds.count) kills in a migration of \(span * 4 / 5) µs (seed \(rounds.seed)"
               + (rounds.isLong ? ", long mode" : "") + "): "
               + Moment.allCases.map { "\(moments[$0] ?? 0) \($0.rawValue)" }.joined(separator: "; "))
         #expect((moments[.duringCopy] ?? 0) > 0 && (moments[.done] ?? 0) > 0, "the kills landed both during and after the migration: \(moments)")

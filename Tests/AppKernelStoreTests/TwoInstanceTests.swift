@@ -5,6 +5,7 @@ import Foundation
 import Testing
 #if canImport(Glibc)
 import Glibc
+import TestSupport
 #endif
 
 /// Issue 29, "two instances, one data home": a logout in one instance never wipes a store another
@@ -84,7 +85,7 @@ struct TwoInstanceTests {
         let counter = try store.query(.exact(soupName: "counter", path: "key", matchKey: "counter")).first?.objectValue
         #expect(counter?["count"]?.intValue == 2 * runs, "no lost update")
         #expect(try store.count(QuerySpec.all(soupName: "runs")) == 2 * runs)
-        print("two instances × \(runs) runs on one store: counter \(counter?["count"]?.intValue ?? -1) of \(2 * runs), "
+        figure("two instances × \(runs) runs on one store: counter \(counter?["count"]?.intValue ?? -1) of \(2 * runs), "
               + "entries \(try store.count(QuerySpec.all(soupName: "runs"))), in \(String(format: "%.2f", elapsed)) s; "
               + writers.map { $0.lines.first ?? "" }.joined(separator: "; "))
     }

@@ -5,6 +5,11 @@ import AppKernelStore
 import AppKernelSync
 import Foundation
 import Testing
+import TestSupport
+
+/// The snippet's `print`, kept out of the test run's output (shown when `APPKERNEL_TEST_FIGURES`
+/// is set): the block runs verbatim, its lines go nowhere else.
+private func print(_ items: Any...) { figure(items.map { "\($0)" }.joined(separator: " ")) }
 
 /// The README's MobileSync example, run as written (the proposed README section quotes these
 /// lines).

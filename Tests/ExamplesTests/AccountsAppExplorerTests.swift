@@ -5,7 +5,7 @@ import AppKernelCore
 import AppKernelSDK
 import AppKernelTesting
 import Foundation
-import ExplorerTestSupport
+import TestSupport
 import Testing
 
 /// AccountsApp's own app — its delegate, `AccountsSDKManager`, the embedded org, sealed data

@@ -2,6 +2,7 @@ import Testing
 import AppKernel
 @testable import AppKernelModules
 import AppKernelTesting
+import TestSupport
 
 /// A service that starts at once, or fails at once.
 @MainActor final class InstantService: Service {
@@ -203,7 +204,7 @@ struct ServiceFailureTests {
         }
         let small = try await work(10_000)
         let large = try await work(20_000)
-        print("boot work (\(shape), root \(rootFails ? "fails" : "starts")): 10,000 → \(small), 20,000 → \(large), ratio \(Double(large) / Double(small))")
+        figure("boot work (\(shape), root \(rootFails ? "fails" : "starts")): 10,000 → \(small), 20,000 → \(large), ratio \(Double(large) / Double(small))")
         #expect(Double(large) <= 2.2 * Double(small))
     }
     #endif

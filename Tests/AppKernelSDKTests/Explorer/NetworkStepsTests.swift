@@ -5,7 +5,7 @@ import AppKernelREST
 import AppKernelSDK
 import AppKernelSDKTesting
 import AppKernelTesting
-import ExplorerTestSupport
+import TestSupport
 import Testing
 
 /// Issue 32's network steps over an `OrgWorld` (the embedded org behind a `HeldTransport`): each
@@ -145,7 +145,7 @@ struct NetworkStepsTests {
         // A budget of schedules, not time: the search covers the same schedules under any load.
         let report = try await explorer.check(depth: 6, budget: .schedules(20_000))
         let found = try #require(report.firstViolation)
-        print("foreign page found:", report.schedules, "schedules,", report.distinctStates, "states,", report.elapsed)
+        figure("foreign page found:", report.schedules, "schedules,", report.distinctStates, "states,", report.elapsed)
         #expect(found.invariant == .noOtherUsersData)
         #expect(found.schedule.description == "launch; request; switchUser(005B); syncPage(ok)")
         #expect(found.printedTest == """
@@ -198,6 +198,6 @@ struct NetworkStepsTests {
             .check(depth: 4, budget: .schedules(100_000), walkDepth: 0)
         #expect(report.firstViolation == nil, "\(report)")
         #expect(report.exhaustedDepth == 4)
-        print("fixed network app:", report)
+        figure("fixed network app:", report)
     }
 }

@@ -2,7 +2,7 @@ import AppKernel
 import AppKernelSDK
 import AppKernelSDKTesting
 import AppKernelTesting
-import ExplorerTestSupport
+import TestSupport
 import Testing
 
 /// Issue 32: the lifecycle explorer over SDK apps — the acceptance test (the old lockout that
@@ -96,7 +96,7 @@ struct SDKExplorerTests {
                 .check(depth: 4, budget: .seconds(120), walkDepth: 0)
             #expect(report.firstViolation == nil, "\(report)")
             #expect(report.exhaustedDepth == 4)
-            print("fixed SDK app:", report)
+            figure("fixed SDK app:", report)
         }
     }
 }

@@ -4,7 +4,7 @@ import AppKernelSDK
 import AppKernelSDKTesting
 import AppKernelTesting
 import Foundation
-import ExplorerTestSupport
+import TestSupport
 import Testing
 
 /// The forceios template as ported in "Porting the forceios template" (PortingGuideTests' app
@@ -43,7 +43,7 @@ struct TemplateExplorerTests {
         #expect(report.firstViolation == nil, "\(report)")
         #expect(report.refusedSteps == 0, "\(report.firstRefusedStep ?? "")")
         #expect(report.exhaustedDepth == 4)
-        print("the ported template:", report)
+        figure("the ported template:", report)
     }
 
     /// The same with a passcode set (answers right and wrong, 10 attempts): to depth 4.
@@ -54,6 +54,6 @@ struct TemplateExplorerTests {
         #expect(report.firstViolation == nil, "\(report)")
         #expect(report.refusedSteps == 0, "\(report.firstRefusedStep ?? "")")
         #expect(report.exhaustedDepth == 4)
-        print("the ported template with a passcode:", report)
+        figure("the ported template with a passcode:", report)
     }
 }

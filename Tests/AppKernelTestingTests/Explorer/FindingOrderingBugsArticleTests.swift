@@ -2,8 +2,12 @@
 // (Sources/AppKernelTesting/AppKernelTesting.docc/FindingOrderingBugs.md): every block, as written.
 import AppKernel
 import AppKernelTesting
-import ExplorerTestSupport
+import TestSupport
 import Testing
+
+/// The snippet's `print`, kept out of the test run's output (shown when `APPKERNEL_TEST_FIGURES`
+/// is set): the block runs verbatim, its lines go nowhere else.
+private func print(_ items: Any...) { figure(items.map { "\($0)" }.joined(separator: " ")) }
 
 @MainActor
 final class PhotoUploader: ApplicationDelegate {

@@ -1,6 +1,6 @@
 import AppKernel
 import AppKernelTesting
-import ExplorerTestSupport
+import TestSupport
 import Testing
 
 /// Issue 32: the lifecycle explorer over kernel-only apps — the schedule format, the search, the
@@ -47,7 +47,7 @@ struct KernelExplorerTests {
         let report = try await fixed.check(depth: 4, budget: .seconds(60), walkDepth: 0)
         #expect(report.firstViolation == nil)
         #expect(report.exhaustedDepth == 4)
-        print("UploadOnBackgroundApp, fixed:", report)
+        figure("UploadOnBackgroundApp, fixed:", report)
     }
 
     /// The test the explorer printed for the upload bug, pasted (its `@Test` line dropped: it

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 
 /// How many times a kill test kills its writer, and when: the CI count, or 1,000 with
 /// `APPKERNEL_KILL_TESTS=long` (`.ci/kill-tests`); the moments come from a seeded generator
@@ -41,6 +42,6 @@ public struct KillRounds: Sendable {
 
     /// Prints a broken variant's figures: how many of its kills left damage the checks found.
     public func report(_ name: String, caught: Int) {
-        print("kill test \(name): \(caught) of \(count) kills caught, \(count - caught) uncaught (seed \(seed)\(isLong ? ", long mode" : ""))")
+        figure("kill test \(name): \(caught) of \(count) kills caught, \(count - caught) uncaught (seed \(seed)\(isLong ? ", long mode" : ""))")
     }
 }

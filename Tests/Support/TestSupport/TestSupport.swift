@@ -1,0 +1,42 @@
+import Foundation
+public import Testing
+
+/// What the test targets share: the explorer's search trait and known-issue matcher, and figures
+/// printed only when asked.
+extension Trait where Self == ConditionTrait {
+    /// Off under `.ci/sanitizers` (`APPKERNEL_SANITIZER` set): a search runs the same code
+    /// thousands of times, 5–15× slower there, on the main thread every main-actor test shares;
+    /// the replays and printed tests of the same worlds still run under the sanitizers.
+    public static var exploresManySchedules: Self {
+        .disabled(if: ProcessInfo.processInfo.environment["APPKERNEL_SANITIZER"] != nil, "a search of thousands of schedules; its replays run under the sanitizer")
+    }
+}
+
+extension Issue {
+    /// Whether this is a failed `#expect` — the only issue a pasted printed test may record
+    /// inside `withKnownIssue` (a thrown error means the paste did not reach its expectation).
+    public var isExpectationFailure: Bool {
+        if case .expectationFailed = kind { return true }
+        return false
+    }
+}
+
+/// Prints a test's measured figures (schedules explored, kills caught, ratios) when the variable
+/// `APPKERNEL_TEST_FIGURES` is set, and nothing otherwise: a green `swift test` prints only the
+/// test runner's own lines.
+public func figure(_ items: Any...) {
+    guard ProcessInfo.processInfo.environment["APPKERNEL_TEST_FIGURES"] != nil else { return }
+    print(items.map { "\($0)" }.joined(separator: " "))
+}
+
+/// A parameterized test's argument shown on one line in the runner's output (a newline shown as
+/// `⏎`): an argument holding a multi-line query or document would otherwise break the run's
+/// lines apart.
+public struct OneLine<Value: Sendable>: Sendable, CustomTestStringConvertible {
+    /// The argument.
+    public let value: Value
+    /// Wraps `value`.
+    public init(_ value: Value) { self.value = value }
+    /// The argument's description with its newlines shown as `⏎`.
+    public var testDescription: String { String(describing: value).replacingOccurrences(of: "\n", with: "⏎") }
+}
