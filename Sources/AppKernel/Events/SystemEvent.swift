@@ -43,7 +43,8 @@ public enum SystemEvent {
     /// A paired watch app asks the app for something (UIKit's
     /// `application(_:handleWatchKitExtensionRequest:reply:)`); a suspended app is woken in the
     /// background to answer. The reply is answered exactly once: by the app, or by the system
-    /// with an empty reply at the deadline. `ProcessHost` has no source for it.
+    /// with the completion's fallback — make it `[:]`, an empty reply — at the deadline or at
+    /// termination. `ProcessHost` has no source for it.
     case watchKitExtensionRequest([String: JSONValue], completion: Completion<[String: JSONValue]>)
     /// A local notification fires while the app runs, or the user taps it (the app comes to
     /// the foreground if it was not).
