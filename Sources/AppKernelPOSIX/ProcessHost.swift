@@ -32,6 +32,11 @@ import Darwin
 /// The mapping is ``Configuration/signalActions``; other signals are left to the system. Signals
 /// that arrive together count once per kind.
 ///
+/// Some system events have no source in a Linux process, so the host never sends them: a paired
+/// watch app's request (`SystemEvent.watchKitExtensionRequest`) among them — there is no watch to
+/// ask. A part of the app that bridges such a source sends the event itself through
+/// ``application`` (`Application.handle(_:)`); `SimulatedHost` sends it in tests.
+///
 /// ### Failures speak
 /// A failure nothing in the app handled — reported with `Application.reportUnhandledError(_:subject:message:advice:exitStatus:)`,
 /// as the SDK manager does for a launch that failed with no `launchErrorHandler` — is logged at

@@ -6,7 +6,8 @@ public import Foundation
 /// `app.willResignActive`, `app.didEnterBackground`, `app.willEnterForeground`,
 /// `app.willTerminate`, `app.memoryWarning`, `app.open(<url>)`, `app.continue(<type>)`,
 /// `app.performAction(<type>)`, `app.didRegister(<n> bytes)`, `app.didFailToRegister(<reason>)`,
-/// `app.didReceiveRemoteNotification`, `app.performFetch`, `app.didReceiveLocal(<id>)`,
+/// `app.didReceiveRemoteNotification`, `app.performFetch`, `app.handleWatchKitExtensionRequest`,
+/// `app.didReceiveLocal(<id>)`,
 /// `app.handleAction(<action>,<notification id>)`, `app.configurationForConnecting(<session id>)`,
 /// `app.didDiscard(<session id>,<session id>…)`.
 ///
@@ -39,6 +40,11 @@ public final class RecordingApplicationDelegate: ApplicationDelegate {
     /// The answer to shortcut actions, given at once; `nil` keeps their completion handlers in
     /// ``pendingShortcutHandlers``.
     public var shortcutAnswer: Bool? = true
+    /// The reply to a watch app's request, given at once; `nil` keeps the reply handlers in
+    /// ``pendingWatchKitReplies``.
+    public var watchKitReply: [String: JSONValue]? = ["ok": true]
+    /// Watch-app reply handlers kept while ``watchKitReply`` is `nil`.
+    public var pendingWatchKitReplies: [@MainActor @Sendable ([String: JSONValue]) -> Void] = []
     /// Fetch and remote-notification completion handlers kept while ``fetchAnswer`` is `nil`.
     public var pendingFetchHandlers: [@MainActor @Sendable (BackgroundFetchResult) -> Void] = []
     /// Shortcut completion handlers kept while ``shortcutAnswer`` is `nil`.
@@ -117,6 +123,12 @@ public final class RecordingApplicationDelegate: ApplicationDelegate {
                             performFetchWithCompletionHandler completionHandler: @escaping @MainActor @Sendable (BackgroundFetchResult) -> Void) {
         log.append("app.performFetch")
         answerFetch(completionHandler)
+    }
+    /// Records `handleWatchKitExtensionRequest` and replies ``watchKitReply`` (or keeps the handler).
+    public func application(_ application: Application, handleWatchKitExtensionRequest userInfo: [String: JSONValue],
+                            reply: @escaping @MainActor @Sendable ([String: JSONValue]) -> Void) {
+        log.append("app.handleWatchKitExtensionRequest")
+        if let watchKitReply { reply(watchKitReply) } else { pendingWatchKitReplies.append(reply) }
     }
     /// Records `didReceiveLocal(<notification id>)`.
     public func application(_ application: Application, didReceive notification: LocalNotification) {

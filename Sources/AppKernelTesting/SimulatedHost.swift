@@ -152,6 +152,20 @@ public final class SimulatedHost {
         answer(try send(.continueUserActivity(activity, scene: scene?.id)))
     }
 
+    /// Asks the app to continue `activity`, as ``continueUserActivity(_:in:)`` does, and returns
+    /// what the app handed its restoration handler during the delivery: the root controllers
+    /// that continue the activity, which iOS would call `restoreUserActivityState(_:)` on — a
+    /// headless host hands them back to the test. `nil` when the handler was not called (or the
+    /// event was queued).
+    /// - Returns: Whether the app handled the activity, and the restorable objects.
+    @discardableResult
+    public func continueUserActivityRestoring(_ activity: UserActivity, in scene: Scene? = nil)
+        throws(ApplicationError) -> (handled: Bool, restorableObjects: [any RootController]?) {
+        let restoration = UserActivityRestoration()
+        let handled = answer(try send(.continueUserActivity(activity, scene: scene?.id, restoration: restoration)))
+        return (handled, restoration.restorableObjects)
+    }
+
     /// Performs a quick action and waits for the app's answer (or the system's, at the deadline).
     @discardableResult
     public func performShortcutItem(_ item: ShortcutItem, in scene: Scene? = nil) async throws(ApplicationError) -> Bool {
@@ -175,6 +189,17 @@ public final class SimulatedHost {
     public func performBackgroundFetch() async throws(ApplicationError) -> BackgroundFetchResult {
         let completion = Completion<BackgroundFetchResult>(event: "backgroundFetch", fallback: .failed)
         try send(.backgroundFetch(completion: completion))
+        return await completion.value()
+    }
+
+    /// Delivers a paired watch app's request (waking a suspended app) and waits for the app's
+    /// reply — or an empty one, answered by the system with a `completionDeadlineExceeded`
+    /// diagnostic, if the app does not reply within the completion deadline (advance the clock
+    /// from another task to test that path).
+    @discardableResult
+    public func handleWatchKitExtensionRequest(_ userInfo: [String: JSONValue]) async throws(ApplicationError) -> [String: JSONValue] {
+        let completion = Completion<[String: JSONValue]>(event: "watchKitExtensionRequest", fallback: [:])
+        try send(.watchKitExtensionRequest(userInfo, completion: completion))
         return await completion.value()
     }
 

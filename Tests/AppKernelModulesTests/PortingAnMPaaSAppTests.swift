@@ -27,6 +27,13 @@ final class AppFrameworkInterface: FrameworkInterface {
                      sourceApplication: String?, annotation: JSONValue?) -> HookResult {
         url.scheme == "myapp" ? .continue : .returnNo
     }
+
+    func application(_ application: Application, handleWatchKitExtensionRequest userInfo: [String: JSONValue],
+                     reply: @escaping @MainActor @Sendable ([String: JSONValue]) -> Void) -> HookResult {
+        guard userInfo["request"] == "unreadCount" else { return .continue }   // the delegate and listeners take it
+        reply(["unread": 3])                                                    // handled here: nothing after runs
+        return .return
+    }
 }
 
 /// The launcher's `DTMicroApplicationDelegate`.
@@ -99,5 +106,22 @@ final class PortingAnMPaaSAppTests {
         #expect(try !host.open(URL(string: "other://x")!), "another scheme is answered NO by the interface")
         #expect(try host.open(URL(string: "myapp://home")!) == false, "the delegate (the default) declines it")
         #expect(app.hookErrors.isEmpty)
+    }
+
+    /// The seed's DTFrameworkInterface (../shared/seeds/003, lines 132–137): Return means the
+    /// app handled the watch message fully and the framework stops; Continue broadcasts it to the
+    /// global listeners (UIApplicationWatchKitExtensionRequestNotifications) and the default
+    /// handling goes on — here the delegate, whose default replies with an empty dictionary.
+    @Test func theGuidesWatchKitPreHandlerRepliesOrLetsTheRequestGoOn() async throws {
+        let loader = makeBootLoader(runtime: resources.appendingPathComponent("MobileRuntime.plist"))
+        let app = try host.launch(delegate: DefaultApplicationDelegate(), interface: AppFrameworkInterface(), bootLoader: loader)
+        var heard: [[String: JSONValue]] = []
+        let token = app.addListener(for: .handleWatchKitExtensionRequest) { heard.append($0.userInfo) }
+        #expect(try await host.handleWatchKitExtensionRequest(["request": "unreadCount"]) == ["unread": 3])
+        #expect(heard.isEmpty, "Return: the framework stops, nothing is broadcast")
+        #expect(try await host.handleWatchKitExtensionRequest(["request": "compose"]) == [:], "the delegate's default reply")
+        #expect(heard == [["request": "compose"]], "Continue: broadcast to the global listeners")
+        #expect(app.diagnostics.isEmpty)
+        token.cancel()
     }
 }

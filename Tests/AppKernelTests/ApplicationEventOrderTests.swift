@@ -18,6 +18,12 @@ import AppKernelTesting
 ///   notification at all ("There is no equivalent notification for this delegation method":
 ///   application(_:open:options:); continue, quick actions, pushes, fetch, device tokens): the
 ///   general rule, the delegate first.
+/// - A watch app's request (issue 34): UIKit documents no notification for
+///   application(_:handleWatchKitExtensionRequest:reply:); mPaaS's DTFrameworkInterface (the seed,
+///   ../shared/seeds/003, lines 132–137) broadcasts UIApplicationWatchKitExtensionRequestNotifications
+///   only after the app's pre-handler answered Continue, from the framework's own app-delegate
+///   method. The pre-handler is a `handle` hook and runs first either way; between the delegate and
+///   the listeners nothing documented puts the broadcast first, so the general rule holds.
 @MainActor
 struct ApplicationEventOrderTests {
     enum Order: String, Sendable { case delegateFirst, listenersFirst }
@@ -36,6 +42,7 @@ struct ApplicationEventOrderTests {
         (.performShortcutItem, .delegateFirst),         // no notification
         (.didReceiveRemoteNotification, .delegateFirst),
         (.performFetch, .delegateFirst),
+        (.handleWatchKitExtensionRequest, .delegateFirst),   // no UIKit notification; mPaaS broadcasts after Continue
         (.didRegisterForRemoteNotifications, .delegateFirst),
         (.sceneWillConnect, .delegateFirst),            // "In addition to calling this method, UIKit also posts"
         (.sceneWillEnterForeground, .delegateFirst),
@@ -65,6 +72,7 @@ struct ApplicationEventOrderTests {
         try plain.moveToBackground()
         _ = try await plain.deliverRemoteNotification(["aps": ["content-available": 1]])
         _ = try await plain.performBackgroundFetch()
+        _ = try await plain.handleWatchKitExtensionRequest(["request": "glance"])
         try plain.moveToForeground()
         try plain.terminate()
 

@@ -73,6 +73,12 @@ import AppKernelTesting
         if result.stops { completionHandler(.newData) }
         return result
     }
+    func application(_ application: Application, handleWatchKitExtensionRequest userInfo: [String: JSONValue],
+                     reply: @escaping @MainActor @Sendable ([String: JSONValue]) -> Void) -> HookResult {
+        let result = decide("handleWatchKitExtensionRequest")
+        if result.stops { reply(["from": "hook"]) }
+        return result
+    }
 }
 
 /// One interface method, the event that reaches it, and what the delegate logs for that event.
@@ -101,6 +107,8 @@ let interfaceCases: [InterfaceCase] = [
     InterfaceCase(method: "continueUserActivity", delegateLine: "app.continue(com.example.view)", listenerEvent: .continueUserActivity),
     InterfaceCase(method: "performActionForShortcutItem", delegateLine: "app.performAction(com.example.new)", listenerEvent: .performShortcutItem),
     InterfaceCase(method: "performFetch", delegateLine: "app.performFetch", listenerEvent: .performFetch),
+    InterfaceCase(method: "handleWatchKitExtensionRequest", delegateLine: "app.handleWatchKitExtensionRequest",
+                  listenerEvent: .handleWatchKitExtensionRequest),
 ]
 
 /// What sending one case's event answered.
@@ -108,6 +116,7 @@ enum EventAnswer: Equatable {
     case none
     case bool(Bool)
     case fetch(BackgroundFetchResult)
+    case reply([String: JSONValue])
 }
 
 @MainActor
@@ -141,6 +150,7 @@ struct FrameworkInterfaceTests {
             try host.moveToBackground()
             log.lines.removeAll()
             return .fetch(try await host.performBackgroundFetch())
+        case "handleWatchKitExtensionRequest": return .reply(try await host.handleWatchKitExtensionRequest(["request": "glance"]))
         default: Issue.record("no event for \(method)")
         }
         return .none
@@ -158,6 +168,7 @@ struct FrameworkInterfaceTests {
             log.lines.removeAll()
             let answer = try await send(testCase.method, host: host, app: app)
             #expect(answer != .fetch(.failed), "the delegate answered")
+            if testCase.method == "handleWatchKitExtensionRequest" { #expect(answer == .reply(["ok": true]), "the delegate replied") }
         }
         let hookIndex = try #require(log.lines.firstIndex(of: "hook.\(testCase.method)"), "\(log.lines)")
         let delegateIndex = try #require(log.lines.firstIndex(of: testCase.delegateLine), "\(log.lines)")
@@ -188,6 +199,7 @@ struct FrameworkInterfaceTests {
             case "didReceiveRemoteNotification", "performFetch": #expect(answer == .fetch(.newData), "the hook answered")
             case "handleActionWithIdentifier": #expect(answer == .bool(true), "the hook answered, not the system")
             case "openURL", "continueUserActivity", "performActionForShortcutItem": #expect(answer == .bool(true))
+            case "handleWatchKitExtensionRequest": #expect(answer == .reply(["from": "hook"]), "the hook replied")
             default: #expect(answer == EventAnswer.none)
             }
             #expect(!heard.contains(testCase.listenerEvent))
@@ -275,7 +287,7 @@ struct FrameworkInterfaceTests {
     @Test func installingAnInterfaceRegistersOneLabelledHookPerMethod() throws {
         let app = Application(delegate: DefaultApplicationDelegate(), clock: clock)
         let tokens = app.install(ScriptedInterface(log: log))
-        #expect(tokens.count == 18)
+        #expect(tokens.count == 19)   // 18, and the WatchKit pre-handler (issue 34)
         #expect(app.hooks.hooks(at: ApplicationEvent.didFinishLaunching, stage: .before) == ["FrameworkInterface.beforeDidFinishLaunching"])
         #expect(app.hooks.hooks(at: ApplicationEvent.openURL, stage: .handle) == ["FrameworkInterface.openURL"])
         for token in tokens { token.cancel() }

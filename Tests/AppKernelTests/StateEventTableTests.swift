@@ -43,6 +43,10 @@ private func appDelegateDeliveries(in state: ApplicationState) -> [K: (Applicati
         .registeredForRemoteNotifications: (state, ["app.didRegister(4 bytes)"]),
         .failedToRegisterForRemoteNotifications: (state, ["app.didFailToRegister(offline)"]),
         .remoteNotification: (state, ["app.didReceiveRemoteNotification"]),
+        // A watch app's request (issue 34) reaches the app delegate in any running state; a
+        // suspended app is woken in the background to reply (UIKit: the app is likely in the
+        // background when it is asked).
+        .watchKitExtensionRequest: (state, ["app.handleWatchKitExtensionRequest"]),
         .localNotificationAction: (state, ["app.handleAction(reply,n1)"]),
     ]
     if state.isForeground { rows[.localNotification] = (state, ["app.didReceiveLocal(n1)"]) }
@@ -220,6 +224,7 @@ private func event(_ kind: LifecycleRules.EventKind) -> SystemEvent {
     case .failedToRegisterForRemoteNotifications: .failedToRegisterForRemoteNotifications(RemoteNotificationRegistrationError(reason: "offline"))
     case .remoteNotification: .remoteNotification(samplePayload, completion: Completion(event: "push", fallback: .failed))
     case .backgroundFetch: .backgroundFetch(completion: Completion(event: "fetch", fallback: .failed))
+    case .watchKitExtensionRequest: .watchKitExtensionRequest(["request": "glance"], completion: Completion(event: "watch", fallback: [:]))
     case .localNotification: .localNotification(sampleLocalNotification)
     case .localNotificationAction: .localNotificationAction("reply", sampleLocalNotification, completion: Completion(event: "action", fallback: ()))
     case .connectScene: .connectScene(SceneConnectionOptions(), session: nil, inForeground: true)

@@ -94,7 +94,7 @@ struct ValueTypeTests {
                 == "didFailToRegisterForRemoteNotifications(r)")
         #expect(LifecycleEvent.configurationForConnecting(session: "scene-3").description == "configurationForConnecting(scene-3)")
         #expect(LifecycleEvent.didSuspend.name == .didSuspend)
-        #expect(LifecycleEvent.Name.allCases.count == 30)
+        #expect(LifecycleEvent.Name.allCases.count == 31)   // 30, and handleWatchKitExtensionRequest (issue 34)
         #expect(UserActivity.browsingWebActivityType == "NSUserActivityTypeBrowsingWeb")
         #expect(SceneSessionRole.windowApplication.description == "windowApplication")
     }

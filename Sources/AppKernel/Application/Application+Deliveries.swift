@@ -114,12 +114,19 @@ extension Application {
         }
     }
 
+    /// The restoration handler (kept in `restoration`, a fresh one when the host gave none) goes
+    /// to the hooks and, in apps without scenes, to the delegate; UIKit's scene delegate has none.
     @discardableResult
-    func continueUserActivity(_ activity: UserActivity, in named: Scene?) -> Bool {
+    func continueUserActivity(_ activity: UserActivity, in named: Scene?, restoration: UserActivityRestoration? = nil) -> Bool {
+        let restoration = restoration ?? UserActivityRestoration()
+        restoration.application = self
+        restoration.activityType = activity.activityType
+        let restorationHandler = restoration.handler
         guard configuration.usesScenes else {
             return inForeground(nil) {
-                publish(.continueUserActivity, UserActivityRequest(userActivity: activity, scene: nil), to: .applicationDelegate) { _ in
-                    delegate.application(self, continue: activity)
+                let request = UserActivityRequest(userActivity: activity, scene: nil, restorationHandler: restorationHandler)
+                return publish(.continueUserActivity, request, to: .applicationDelegate) { _ in
+                    delegate.application(self, continue: activity, restorationHandler: restorationHandler)
                 }.answer()
             }
         }
@@ -129,7 +136,8 @@ extension Application {
         }
         return inForeground(scene) {
             let delegate = scene.delegate
-            return publish(.continueUserActivity, UserActivityRequest(userActivity: activity, scene: scene), to: stage(of: scene)) { _ in
+            let request = UserActivityRequest(userActivity: activity, scene: scene, restorationHandler: restorationHandler)
+            return publish(.continueUserActivity, request, to: stage(of: scene)) { _ in
                 delegate?.scene(scene, continue: activity)
                 return delegate != nil
             }.answer()
@@ -191,6 +199,18 @@ extension Application {
         keepAwake(until: completion)
         publish(.performFetch, BackgroundFetchRequest(completionHandler: completion.handler), to: .applicationDelegate) { _ in
             delegate.application(self, performFetchWithCompletionHandler: completion.handler)
+        }
+    }
+
+    /// A paired watch app's request, handled like a remote notification: a suspended app is woken
+    /// in the background and kept awake until it replies; a hook that stops the request has
+    /// taken it over and replies through it (mPaaS: Return — the app handled it fully).
+    func handleWatchKitExtensionRequest(_ userInfo: [String: JSONValue], completion: Completion<[String: JSONValue]>) {
+        wakeIfSuspended()
+        keepAwake(until: completion)
+        let request = WatchKitExtensionRequest(userInfo: userInfo, reply: completion.handler)
+        publish(.handleWatchKitExtensionRequest, request, to: .applicationDelegate) { _ in
+            delegate.application(self, handleWatchKitExtensionRequest: userInfo, reply: completion.handler)
         }
     }
 

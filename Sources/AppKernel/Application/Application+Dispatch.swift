@@ -105,7 +105,7 @@ extension Application {
         }
         try LifecycleRules.check(kind, in: state)
         switch event {
-        case .openURL(_, _, let id?), .continueUserActivity(_, let id?), .performShortcutItem(_, let id?, _):
+        case .openURL(_, _, let id?), .continueUserActivity(_, let id?, _), .performShortcutItem(_, let id?, _):
             _ = try connected(id)
         case .disconnectScene(let id):
             _ = try connected(id)
@@ -155,8 +155,8 @@ extension Application {
             publish(.didReceiveReloadRequest, self, to: nil) { _ in }
         case .openURL(let url, let options, let id):
             return .answered(openURL(url, options: options, in: id.flatMap(scene(withID:))))
-        case .continueUserActivity(let activity, let id):
-            return .answered(continueUserActivity(activity, in: id.flatMap(scene(withID:))))
+        case .continueUserActivity(let activity, let id, let restoration):
+            return .answered(continueUserActivity(activity, in: id.flatMap(scene(withID:)), restoration: restoration))
         case .performShortcutItem(let item, let id, let completion):
             performShortcutItem(item, in: id.flatMap(scene(withID:)), completion: completion)
         case .registeredForRemoteNotifications(let token):
@@ -173,6 +173,8 @@ extension Application {
             receiveRemoteNotification(payload, completion: completion)
         case .backgroundFetch(let completion):
             performFetch(completion: completion)
+        case .watchKitExtensionRequest(let userInfo, let completion):
+            handleWatchKitExtensionRequest(userInfo, completion: completion)
         case .localNotification(let notification):
             receiveLocalNotification(notification)
         case .localNotificationAction(let identifier, let notification, let completion):

@@ -19,8 +19,9 @@ public struct ApplicationConfiguration: Sendable, Hashable {
     /// iOS gives about 5 seconds. Default 5 s.
     public var suspensionGracePeriod: Duration
     /// How long the app has to call the completion handler of a remote notification, a
-    /// background fetch or a quick action. After it the system answers for the app (`.failed`,
-    /// `false`) and ignores a later call. iOS gives 30 seconds. Default 30 s.
+    /// background fetch, a quick action or a watch app's request. After it the system answers for
+    /// the app (`.failed`, `false`, an empty reply) and ignores a later call. iOS gives 30
+    /// seconds. Default 30 s.
     public var completionDeadline: Duration
     /// A synchronous hook or BootLoader phase that runs longer than this is reported as a
     /// ``Diagnostic`` (`slowHook`) with its name and duration; `nil` turns the check off.

@@ -46,6 +46,12 @@ public protocol ApplicationDelegate: AnyObject {
     func application(_ application: Application, open url: URL, options: OpenURLOptions) -> Bool
     /// Continue a user activity (apps without scenes). Return whether it was handled. Default: `false`.
     func application(_ application: Application, continue userActivity: UserActivity) -> Bool
+    /// Continue a user activity (apps without scenes), UIKit's full form: hand the root
+    /// controllers that continue it to `restorationHandler` (optional, at most once; now or
+    /// later, on the main actor). Return whether it was handled. This is the one the kernel
+    /// calls; its default calls ``application(_:continue:)``, so implement either.
+    func application(_ application: Application, continue userActivity: UserActivity,
+                     restorationHandler: @escaping @MainActor @Sendable ([any RootController]) -> Void) -> Bool
     /// Perform a quick action (apps without scenes). Call `completionHandler` exactly once with
     /// whether it was handled. Default: answers `false`.
     func application(_ application: Application, performActionFor shortcutItem: ShortcutItem,
@@ -62,6 +68,12 @@ public protocol ApplicationDelegate: AnyObject {
     /// once, within ``ApplicationConfiguration/completionDeadline``. Default: `.noData`.
     func application(_ application: Application,
                      performFetchWithCompletionHandler completionHandler: @escaping @MainActor @Sendable (BackgroundFetchResult) -> Void)
+    /// A paired watch app asks for something. Call `reply` exactly once, within
+    /// ``ApplicationConfiguration/completionDeadline`` (else the system replies with an empty
+    /// dictionary and records a ``Diagnostic``). A suspended app is woken in the background and
+    /// kept awake until it replies. Default: replies with an empty dictionary at once.
+    func application(_ application: Application, handleWatchKitExtensionRequest userInfo: [String: JSONValue],
+                     reply: @escaping @MainActor @Sendable ([String: JSONValue]) -> Void)
     /// A local notification arrived while the app ran, or the user tapped it.
     func application(_ application: Application, didReceive notification: LocalNotification)
     /// The user chose the action `identifier` of a local notification. Call `completionHandler`
@@ -97,6 +109,11 @@ extension ApplicationDelegate {
     public func application(_ application: Application, open url: URL, options: OpenURLOptions) -> Bool { false }
     /// Answers `false` (not handled).
     public func application(_ application: Application, continue userActivity: UserActivity) -> Bool { false }
+    /// Answers what ``application(_:continue:)`` answers and leaves the restoration handler uncalled.
+    public func application(_ application: Application, continue userActivity: UserActivity,
+                            restorationHandler: @escaping @MainActor @Sendable ([any RootController]) -> Void) -> Bool {
+        self.application(application, continue: userActivity)
+    }
     /// Answers `false` (not handled).
     public func application(_ application: Application, performActionFor shortcutItem: ShortcutItem,
                             completionHandler: @escaping @MainActor @Sendable (Bool) -> Void) {
@@ -115,6 +132,11 @@ extension ApplicationDelegate {
     public func application(_ application: Application,
                             performFetchWithCompletionHandler completionHandler: @escaping @MainActor @Sendable (BackgroundFetchResult) -> Void) {
         completionHandler(.noData)
+    }
+    /// Replies with an empty dictionary.
+    public func application(_ application: Application, handleWatchKitExtensionRequest userInfo: [String: JSONValue],
+                            reply: @escaping @MainActor @Sendable ([String: JSONValue]) -> Void) {
+        reply([:])
     }
     /// Does nothing.
     public func application(_ application: Application, didReceive notification: LocalNotification) {}

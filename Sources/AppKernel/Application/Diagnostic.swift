@@ -1,5 +1,5 @@
 /// Something the application tolerated but a developer should know about: a completion handler
-/// called twice, a background task that expired without being ended, an unknown task ended, a
+/// (or a restoration handler) called twice, a background task that expired without being ended, an unknown task ended, a
 /// hook that failed or ran slowly.
 /// Read them from ``Application/diagnostics``; none of them is a crash.
 public struct Diagnostic: Sendable, Hashable, CustomStringConvertible {
@@ -9,6 +9,9 @@ public struct Diagnostic: Sendable, Hashable, CustomStringConvertible {
         case completionCalledTwice
         /// A completion handler was not called in time; the system answered with the default.
         case completionDeadlineExceeded
+        /// A continued user activity's restoration handler was called again; the later call was
+        /// ignored (``UserActivityRestoration``).
+        case restorationHandlerCalledTwice
         /// A background task expired and its expiration handler did not end it; the system ended it.
         case backgroundTaskExpired
         /// `endBackgroundTask` named a task that is unknown or already ended; nothing happened.

@@ -1,10 +1,10 @@
 /// The answer to an event that carries a completion handler (a remote notification, a
-/// background fetch, a quick action), guaranteed to be given exactly once.
+/// background fetch, a quick action, a watch app's request), guaranteed to be given exactly once.
 ///
 /// The app calls its completion handler; the first call decides the answer and later calls
 /// are ignored (and reported in ``Application/diagnostics``). If the app does not answer within
 /// ``ApplicationConfiguration/completionDeadline``, the system answers with the default
-/// (`.failed`, `false`); if the app terminates first, likewise. The host awaits ``value()``.
+/// (`.failed`, `false`, an empty reply); if the app terminates first, likewise. The host awaits ``value()``.
 @MainActor
 public final class Completion<Value: Sendable> {
     /// The name of the event this answers (`"remoteNotification"`, …).

@@ -70,6 +70,15 @@ extension ApplicationEvent where Payload == BackgroundFetchRequest {
     public static var performFetch: Self { .init(.performFetch) { _ in .performFetch } }
 }
 
+extension ApplicationEvent where Payload == WatchKitExtensionRequest {
+    /// A paired watch app's request arrived. Listeners hear it after the delegate's method, the
+    /// general rule: UIKit posts no notification for it, and mPaaS broadcasts it to its global
+    /// listeners only once the framework interface's pre-handler answered `.continue`.
+    public static var handleWatchKitExtensionRequest: Self {
+        .init(.handleWatchKitExtensionRequest) { .handleWatchKitExtensionRequest($0.userInfo) }
+    }
+}
+
 extension ApplicationEvent where Payload == OpenURLRequest {
     /// A URL is being opened.
     public static var openURL: Self { .init(.openURL) { .openURL($0.url, $0.options, scene: $0.scene?.id) } }

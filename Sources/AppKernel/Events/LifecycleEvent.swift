@@ -41,6 +41,8 @@ public enum LifecycleEvent: Sendable, Hashable, CustomStringConvertible {
     case didReceiveRemoteNotification([String: JSONValue])
     /// A background fetch began.
     case performFetch
+    /// A paired watch app's request arrived (its `userInfo`).
+    case handleWatchKitExtensionRequest([String: JSONValue])
     /// A local notification arrived.
     indirect case didReceiveLocalNotification(LocalNotification)
     /// The user chose the action `identifier` of a local notification.
@@ -107,6 +109,8 @@ public enum LifecycleEvent: Sendable, Hashable, CustomStringConvertible {
         case didReceiveRemoteNotification
         /// The name of ``LifecycleEvent/performFetch``.
         case performFetch
+        /// The name of ``LifecycleEvent/handleWatchKitExtensionRequest(_:)``.
+        case handleWatchKitExtensionRequest
         /// The name of ``LifecycleEvent/didReceiveLocalNotification(_:)``.
         case didReceiveLocalNotification
         /// The name of ``LifecycleEvent/handleLocalNotificationAction(_:_:)``.
@@ -156,6 +160,7 @@ public enum LifecycleEvent: Sendable, Hashable, CustomStringConvertible {
         case .didFailToRegisterForRemoteNotifications: .didFailToRegisterForRemoteNotifications
         case .didReceiveRemoteNotification: .didReceiveRemoteNotification
         case .performFetch: .performFetch
+        case .handleWatchKitExtensionRequest: .handleWatchKitExtensionRequest
         case .didReceiveLocalNotification: .didReceiveLocalNotification
         case .handleLocalNotificationAction: .handleLocalNotificationAction
         case .configurationForConnecting: .configurationForConnecting
@@ -195,6 +200,7 @@ public enum LifecycleEvent: Sendable, Hashable, CustomStringConvertible {
         case .continueUserActivity(let activity, _): "continueUserActivity(\(activity.activityType))"
         case .performShortcutItem(let item, _): "performShortcutItem(\(item.type))"
         case .didReceiveRemoteNotification(let payload): "didReceiveRemoteNotification(\(JSONValue.object(payload)))"
+        case .handleWatchKitExtensionRequest(let userInfo): "handleWatchKitExtensionRequest(\(JSONValue.object(userInfo)))"
         case .didFailToRegisterForRemoteNotifications(let error): "didFailToRegisterForRemoteNotifications(\(error.reason))"
         case .configurationForConnecting(let session): "configurationForConnecting(\(session))"
         case .didDiscardSceneSessions(let sessions): "didDiscardSceneSessions(\(sessions.joined(separator: ",")))"

@@ -4,8 +4,8 @@
 /// The table is ``isLegal(_:in:)``: one row per ``SystemEvent/Kind`` — launches only when not
 /// running, transitions only from the states UIKit moves them from, memory warnings and push
 /// registration in the foreground or background (a suspended app gets neither), background
-/// fetches in the background or suspended, everything else in any running state. A terminated
-/// app accepts nothing.
+/// fetches in the background or suspended, everything else (a watch app's request among them: a
+/// suspended app is woken to answer it) in any running state. A terminated app accepts nothing.
 public enum LifecycleRules {
     /// The kinds of ``SystemEvent``: ``SystemEvent/Kind``, the one list of them.
     public typealias EventKind = SystemEvent.Kind
@@ -26,7 +26,7 @@ public enum LifecycleRules {
             state == .inactive
         case .memoryWarning, .registeredForRemoteNotifications, .failedToRegisterForRemoteNotifications:
             state.isForeground || state == .background
-        case .openURL, .continueUserActivity, .performShortcutItem, .remoteNotification,
+        case .openURL, .continueUserActivity, .performShortcutItem, .remoteNotification, .watchKitExtensionRequest,
              .localNotification, .localNotificationAction, .connectScene, .disconnectScene, .discardSessions, .terminate,
              .reloadConfiguration:
             state.isRunning

@@ -26,8 +26,10 @@ public enum SystemEvent {
     case reloadConfiguration
     /// Open a URL; the app comes to the foreground if it was not.
     indirect case openURL(URL, OpenURLOptions, scene: String?)
-    /// Continue a user activity; the app comes to the foreground if it was not.
-    indirect case continueUserActivity(UserActivity, scene: String?)
+    /// Continue a user activity; the app comes to the foreground if it was not. What the app
+    /// hands its restoration handler is kept in `restoration` for the host (the kernel makes
+    /// one when the host gives none).
+    indirect case continueUserActivity(UserActivity, scene: String?, restoration: UserActivityRestoration? = nil)
     /// Perform a quick action; the app comes to the foreground if it was not.
     indirect case performShortcutItem(ShortcutItem, scene: String?, completion: Completion<Bool>)
     /// The push service issued a device token.
@@ -38,6 +40,12 @@ public enum SystemEvent {
     case remoteNotification([String: JSONValue], completion: Completion<BackgroundFetchResult>)
     /// The system grants a background fetch; a suspended app is woken for it.
     case backgroundFetch(completion: Completion<BackgroundFetchResult>)
+    /// A paired watch app asks the app for something (UIKit's
+    /// `application(_:handleWatchKitExtensionRequest:reply:)`); a suspended app is woken in the
+    /// background to answer. The reply is answered exactly once: by the app, or by the system
+    /// with the completion's fallback — make it `[:]`, an empty reply — at the deadline or at
+    /// termination. `ProcessHost` has no source for it.
+    case watchKitExtensionRequest([String: JSONValue], completion: Completion<[String: JSONValue]>)
     /// A local notification fires while the app runs, or the user taps it (the app comes to
     /// the foreground if it was not).
     indirect case localNotification(LocalNotification)
@@ -74,6 +82,7 @@ public enum SystemEvent {
         case .failedToRegisterForRemoteNotifications: .failedToRegisterForRemoteNotifications
         case .remoteNotification: .remoteNotification
         case .backgroundFetch: .backgroundFetch
+        case .watchKitExtensionRequest: .watchKitExtensionRequest
         case .localNotification: .localNotification
         case .localNotificationAction: .localNotificationAction
         case .connectScene: .connectScene
@@ -105,7 +114,7 @@ public enum SystemEvent {
         case reloadConfiguration
         /// ``SystemEvent/openURL(_:_:scene:)``.
         case openURL
-        /// ``SystemEvent/continueUserActivity(_:scene:)``.
+        /// ``SystemEvent/continueUserActivity(_:scene:restoration:)``.
         case continueUserActivity
         /// ``SystemEvent/performShortcutItem(_:scene:completion:)``.
         case performShortcutItem
@@ -117,6 +126,8 @@ public enum SystemEvent {
         case remoteNotification
         /// ``SystemEvent/backgroundFetch(completion:)``.
         case backgroundFetch
+        /// ``SystemEvent/watchKitExtensionRequest(_:completion:)``.
+        case watchKitExtensionRequest
         /// ``SystemEvent/localNotification(_:)``.
         case localNotification
         /// ``SystemEvent/localNotificationAction(_:_:completion:)``.

@@ -66,6 +66,11 @@ public protocol FrameworkInterface: AnyObject {
     func applicationDidReceiveMemoryWarning(_ application: Application) -> HookResult
     /// Pre-handles a user activity; `.returnYes` / `.returnNo` answer the system at once.
     func application(_ application: Application, continueUserActivity userActivity: UserActivity) -> HookResult
+    /// Pre-handles a user activity with mPaaS's full selector: `restorationHandler` takes the
+    /// root controllers that continue it (optional, at most once). This is the one installed;
+    /// its default calls ``application(_:continueUserActivity:)``, so implement either.
+    func application(_ application: Application, continueUserActivity userActivity: UserActivity,
+                     restorationHandler: @escaping @MainActor @Sendable ([any RootController]) -> Void) -> HookResult
     /// Pre-handles a quick action; `.returnYes` / `.returnNo` answer it, `.return` leaves the
     /// answer to `completionHandler`.
     func application(_ application: Application, performActionForShortcutItem shortcutItem: ShortcutItem,
@@ -73,6 +78,11 @@ public protocol FrameworkInterface: AnyObject {
     /// Pre-handles a background fetch. On a stop, the app answers through `completionHandler`.
     func application(_ application: Application,
                      performFetchWithCompletionHandler completionHandler: @escaping @MainActor @Sendable (BackgroundFetchResult) -> Void) -> HookResult
+    /// Pre-handles a paired watch app's request. `.continue`: listeners hear it and the delegate
+    /// replies (mPaaS broadcasts it to its global listeners); a stop (`.return`): the app handled
+    /// it and answers through `reply` — nothing after runs.
+    func application(_ application: Application, handleWatchKitExtensionRequest userInfo: [String: JSONValue],
+                     reply: @escaping @MainActor @Sendable ([String: JSONValue]) -> Void) -> HookResult
 }
 
 extension FrameworkInterface {
@@ -113,12 +123,20 @@ extension FrameworkInterface {
     public func applicationDidReceiveMemoryWarning(_ application: Application) -> HookResult { .continue }
     /// Answers `.continue`.
     public func application(_ application: Application, continueUserActivity userActivity: UserActivity) -> HookResult { .continue }
+    /// Answers what ``application(_:continueUserActivity:)`` answers.
+    public func application(_ application: Application, continueUserActivity userActivity: UserActivity,
+                            restorationHandler: @escaping @MainActor @Sendable ([any RootController]) -> Void) -> HookResult {
+        self.application(application, continueUserActivity: userActivity)
+    }
     /// Answers `.continue`.
     public func application(_ application: Application, performActionForShortcutItem shortcutItem: ShortcutItem,
                             completionHandler: @escaping @MainActor @Sendable (Bool) -> Void) -> HookResult { .continue }
     /// Answers `.continue`.
     public func application(_ application: Application,
                             performFetchWithCompletionHandler completionHandler: @escaping @MainActor @Sendable (BackgroundFetchResult) -> Void) -> HookResult { .continue }
+    /// Answers `.continue`.
+    public func application(_ application: Application, handleWatchKitExtensionRequest userInfo: [String: JSONValue],
+                            reply: @escaping @MainActor @Sendable ([String: JSONValue]) -> Void) -> HookResult { .continue }
 }
 
 extension Application {
@@ -167,13 +185,16 @@ extension Application {
             hooks.handle(.willTerminate, label: label("applicationWillTerminate")) { interface.applicationWillTerminate($0) },
             hooks.handle(.didReceiveMemoryWarning, label: label("applicationDidReceiveMemoryWarning")) { interface.applicationDidReceiveMemoryWarning($0) },
             hooks.handle(.continueUserActivity, label: label("continueUserActivity")) {
-                interface.application(app, continueUserActivity: $0.userActivity)
+                interface.application(app, continueUserActivity: $0.userActivity, restorationHandler: $0.restorationHandler)
             },
             hooks.handle(.performShortcutItem, label: label("performActionForShortcutItem")) {
                 interface.application(app, performActionForShortcutItem: $0.shortcutItem, completionHandler: $0.completionHandler)
             },
             hooks.handle(.performFetch, label: label("performFetch")) {
                 interface.application(app, performFetchWithCompletionHandler: $0.completionHandler)
+            },
+            hooks.handle(.handleWatchKitExtensionRequest, label: label("handleWatchKitExtensionRequest")) {
+                interface.application(app, handleWatchKitExtensionRequest: $0.userInfo, reply: $0.reply)
             },
         ]
         interfaces.append((interface, tokens))

@@ -27,11 +27,16 @@ public final class UserActivityRequest {
     public let userActivity: UserActivity
     /// The scene that will receive it, for scene apps.
     public let scene: Scene?
+    /// Hands back the root controllers that continue the activity (UIKit's restoration
+    /// handler); optional to call, at most once — a second call is ignored and reported.
+    public let restorationHandler: @MainActor @Sendable ([any RootController]) -> Void
 
-    /// Creates a request.
-    public init(userActivity: UserActivity, scene: Scene?) {
+    /// Creates a request; without a restoration handler, one that keeps nothing.
+    public init(userActivity: UserActivity, scene: Scene?,
+                restorationHandler: @escaping @MainActor @Sendable ([any RootController]) -> Void = { _ in }) {
         self.userActivity = userActivity
         self.scene = scene
+        self.restorationHandler = restorationHandler
     }
 }
 
