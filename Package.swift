@@ -63,7 +63,7 @@ let package = Package(
         .target(name: "AppKernelModules", dependencies: ["AppKernel", "AppKernelCore"], swiftSettings: strictSettings),
         .executableTarget(
             name: "LifecycleTour",
-            dependencies: ["AppKernel", "AppKernelTesting"],
+            dependencies: ["AppKernel", "AppKernelTesting", "AppKernelPOSIX"],
             path: "Examples/LifecycleTour",
             swiftSettings: strictSettings),
         .executableTarget(
@@ -74,13 +74,13 @@ let package = Package(
             swiftSettings: strictSettings),
         .executableTarget(
             name: "ModularApp",
-            dependencies: ["AppKernel", "AppKernelModules", "AppKernelTesting"],
+            dependencies: ["AppKernel", "AppKernelModules", "AppKernelTesting", "AppKernelPOSIX"],
             path: "Examples/ModularApp",
             resources: [.copy("Resources")],
             swiftSettings: strictSettings),
         .executableTarget(
             name: "MultiOrgLogin",
-            dependencies: ["AppKernel", "AppKernelAuth", "AppKernelREST", "AppKernelEmbeddedOrg"],
+            dependencies: ["AppKernel", "AppKernelAuth", "AppKernelREST", "AppKernelEmbeddedOrg", "AppKernelPOSIX"],
             path: "Examples/MultiOrgLogin",
             swiftSettings: strictSettings),
         .executableTarget(

@@ -15,17 +15,15 @@ import Foundation
 enum AccountsApp {
     @MainActor
     static func main() async {
+        // `--help`, an unknown flag or a missing value end here (AppKernelPOSIX's CommandLineTool).
+        let arguments = Options.tool.parseOrExit()
         let options: Options
-        do {
-            options = try Options(Array(CommandLine.arguments.dropFirst()))
-            if options.help {
-                print(Options.usage)
-                exit(0)
-            }
-            try ProcessHost.checkEnvironment(ProcessInfo.processInfo.environment)
-        } catch {
+        do { options = try Options(arguments) } catch { Options.tool.refuse(error.description) }
+        if options.reset { exit(reset(environment: ProcessInfo.processInfo.environment)) }
+        // A bad environment (a trace path that cannot be written, say) is one line, before anything runs.
+        do { try ProcessHost.checkEnvironment(ProcessInfo.processInfo.environment) } catch {
             FileHandle.standardError.write(Data("\(error)\n".utf8))
-            exit(64)
+            exit(CommandLineTool.usageExitStatus)
         }
         // The data home is checked like ssh's StrictModes: a linked, foreign or open folder is
         // refused with the fix, never followed or chmodded (AppKernelCore's DataHome).

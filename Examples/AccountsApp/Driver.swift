@@ -1,5 +1,6 @@
 import AppKernelEmbeddedOrg
 import AppKernel
+import AppKernelCore
 import AppKernelAuth
 import AppKernelPOSIX
 import AppKernelREST
@@ -11,6 +12,9 @@ import Foundation
 final class PasscodePrompt: PasscodeProvider {
     var scripted: [String] = []
     var readsTerminal = false
+    /// Why nobody answered the last time the lock asked (no terminal read, the input ended);
+    /// `nil` while every prompt was answered.
+    private(set) var unanswered: String?
 
     func passcode(attempt: Int, remaining: Int) async -> String? {
         // Asked again: the last answer was wrong.
@@ -20,8 +24,25 @@ final class PasscodePrompt: PasscodeProvider {
             Console.say("passcode asked (attempt \(attempt), \(remaining) left): typing \(String(repeating: "•", count: answer.count))")
             return answer
         }
-        guard readsTerminal else { return nil }
-        return await Console.readSecretLine(prompt: "passcode (attempt \(attempt), \(remaining) left): ")
+        guard readsTerminal else {
+            unanswered = "the scripted tour answers only its own passcode (\(Driver.tourPasscode)) and reads no terminal; --interactive does"
+            return nil
+        }
+        guard let line = await Console.readSecretLine(prompt: "passcode (attempt \(attempt), \(remaining) left): ") else {
+            unanswered = "standard input ended before a passcode was typed"
+            return nil
+        }
+        return line
+    }
+
+    /// What happened and how to start over, when the lock asked and nobody answered: the
+    /// passcode an earlier `--interactive` run set stays on the data home until it is typed or
+    /// the data home is removed (`--reset`).
+    func unansweredAdvice(dataHome: URL?) -> String? {
+        unanswered.map {
+            "a passcode is set on this data home and nobody answered it (\($0)). Type it in `AccountsApp --interactive` (on a terminal), "
+                + "or start over with `AccountsApp --reset`, which removes the data home\(dataHome.map { " \($0.path)" } ?? "") (users, stores, the passcode)"
+        }
     }
 }
 
@@ -45,8 +66,9 @@ final class Driver {
     /// offline, kept in the store and synced up when the org is back → background →
     /// foreground behind the passcode lock → switch user → logout → terminate.
     func runTour() async {
-        // A passcode the last run set is asked at launch: the tour knows its own.
-        if manager.passcode.isSet { passcodes.scripted = [Self.tourPasscode] }
+        // A passcode the last run set is asked at launch: the tour answers with its own only when
+        // it is the one set — a guess at another (an --interactive run's) would count a failure.
+        if isTourPasscodeSet { passcodes.scripted = [Self.tourPasscode] }
         guard await waitForLaunch() else { return host.terminate() }
         step("list")
         await list()
@@ -73,6 +95,13 @@ final class Driver {
 
     /// The passcode the tour sets (and answers with).
     static let tourPasscode = "2468"
+
+    /// Whether the passcode set is the tour's: checked against the stored hash, so no attempt counts.
+    var isTourPasscodeSet: Bool {
+        guard let record = try? manager.passcode.record(), record.iterations >= 1, !record.hash.isEmpty else { return false }
+        return PBKDF2.deriveKey(password: Array(Self.tourPasscode.utf8), salt: record.salt, iterations: record.iterations,
+                                length: record.hash.count) == record.hash
+    }
 
     /// Reads commands until `quit` or the end of the input.
     func runInteractive() async {
@@ -116,6 +145,7 @@ final class Driver {
         guard manager.launchState == .finished else {
             // The launch error handler has said why; this says what happens now.
             Console.say("the launch did not complete; the app ends with status 1")
+            if let advice = passcodes.unansweredAdvice(dataHome: manager.dataDirectory) { Console.say(advice) }
             launchFailed = true
             return false
         }

@@ -2,12 +2,13 @@ import AppKernelPOSIX
 import Foundation
 
 /// The command line: `AccountsApp [--interactive] [--login-host URL --client-id ID
-/// [--redirect-uri URI] [--device]] [AppKernel launch flags…]`.
+/// [--redirect-uri URI] [--device]] [--reset] [AppKernel launch flags…]`, read by AppKernelPOSIX's
+/// `CommandLineTool` (`--help`, exit 64 for a bad command line, the launch flags passed through).
 struct Options {
     /// Read commands from standard input instead of running the scripted tour.
     var interactive = false
-    /// `--help`: print the usage to standard output and exit 0.
-    var help = false
+    /// `--reset`: remove the data home and exit (AccountsApp+Reset.swift).
+    var reset = false
     /// A real org to log in to instead of the embedded one.
     var loginHost: URL?
     /// The connected app's consumer key for the real org.
@@ -20,70 +21,76 @@ struct Options {
     /// The arguments left for `ProcessHost` (`--background`, `--open-url URL`, …).
     var launchArguments: [String] = []
 
-    /// A bad command line, with what was wrong.
+    /// A command line the tool's parser took but the app cannot use, with what was wrong.
     struct Error: Swift.Error, CustomStringConvertible {
         var description: String
     }
 
-    static let usage = """
-        usage: AccountsApp [--interactive] [--login-host URL --client-id ID [--redirect-uri URI] [--device]]
-          (no flags)     run the scripted tour against the embedded org and exit
-          --interactive  read commands: list, delete N, bg, fg, switch, logout, passcode CODE, quit
-          --login-host   log in to a real org: its login page opens in the browser (or its URL is
-                         printed) and the app waits on the redirect URI's loopback port
-          --device       with --login-host: log in with the device flow (enter a code elsewhere)
-          --help, -h     print this and exit 0
-          launch flags (passed to the process host): --background, --open-url URL, --source-app NAME,
-                         --shortcut TYPE, --user-activity TYPE, --location, --fetch
-        environment: APPKERNEL_TRACE=launch.json writes the launch timeline (Chrome trace); set but
-                     empty, it is refused; APPKERNEL_JOURNAL=run.journal records every external event
-                     (signals, memory pressure) and the trace it produced, for SimulatedHost.replay(journal:)
-        data and key: the data lives in $XDG_DATA_HOME/AccountsApp (else ~/.local/share/AccountsApp),
-                     sealed with a master key kept apart from it, in the key file
-                     $XDG_CONFIG_HOME/AccountsApp/master.key (else ~/.config/AccountsApp; 0600, made
-                     on the first run — keep a copy: without it the data cannot be opened). Under
-                     systemd, give the key as an encrypted credential instead: `openssl rand 32 |
-                     systemd-creds encrypt --name=accountsapp.key - /etc/credstore.encrypted/accountsapp.key`,
-                     and in the unit LoadCredentialEncrypted=accountsapp.key:/etc/credstore.encrypted/accountsapp.key;
-                     the app uses $CREDENTIALS_DIRECTORY/accountsapp.key when it is there, and says
-                     at start which key it used
-        exit status: 0 the app terminated normally, 1 it could not run (a failed launch or login, a
-                     data home refused, a master key missing or wrong) or its data could not be saved,
-                     64 a bad command line or environment, 75 another instance is running on the
-                     same data home (one instance a data home: it says which pid)
-        """
+    /// The app's flags, environment and exit statuses: what `--help` prints.
+    static let tool = CommandLineTool(
+        name: "AccountsApp",
+        summary: "the forceios Swift template, headless on Linux: an Accounts list on the Mobile SDK's life cycle",
+        synopsis: "[--interactive] [--login-host URL --client-id ID [--redirect-uri URI] [--device]] [--reset] [launch flags]",
+        flags: [
+            .init("--interactive", "read commands: list, delete N, bg, fg, switch, logout, passcode CODE, quit (without it: run the scripted tour against the embedded org and exit)"),
+            .init("--login-host", value: "URL", "log in to a real org: its login page opens in the browser (or its URL is printed) and the app waits on the redirect URI's loopback port"),
+            .init("--client-id", value: "ID", "with --login-host: the connected app's consumer key"),
+            .init("--redirect-uri", value: "URI", "with --login-host: the connected app's callback URL (default http://localhost:1717/OauthRedirect)"),
+            .init("--device", "with --login-host: log in with the device flow (enter a code elsewhere)"),
+            .init("--reset", "start over: remove the data home (users, stores, the passcode, the embedded org's state) and exit; the master key file stays. Refused while an instance runs on it"),
+        ],
+        environment: CommandLineTool.EnvironmentVariable.processHost + [
+            .init("XDG_DATA_HOME", "the data home's parent (else ~/.local/share): the data lives in $XDG_DATA_HOME/AccountsApp"),
+            .init("XDG_CONFIG_HOME", "the master key file's parent (else ~/.config): $XDG_CONFIG_HOME/AccountsApp/master.key"),
+            .init("CREDENTIALS_DIRECTORY", "set by systemd: the master key is $CREDENTIALS_DIRECTORY/accountsapp.key when it is there"),
+        ],
+        exitStatuses: [
+            .init(0, "the app terminated normally"),
+            .init(1, "it could not run (a failed launch or login, a passcode nobody answered, a data home refused, a master key missing or wrong) or its data could not be saved"),
+            .init(64, "a bad command line or environment"),
+            .init(75, "another instance is running on the same data home (one instance a data home: it says which pid)"),
+        ],
+        notes: [
+            """
+            data and key: the data is sealed with a master key kept apart from it, in the key file (0600, made on
+              the first run — keep a copy: without it the data cannot be opened). Under systemd, give the key as an
+              encrypted credential instead:
+                openssl rand 32 | systemd-creds encrypt --name=accountsapp.key - /etc/credstore.encrypted/accountsapp.key
+              and in the unit LoadCredentialEncrypted=accountsapp.key:/etc/credstore.encrypted/accountsapp.key;
+              the app says at start which key it used.
+            """,
+        ],
+        acceptsLaunchFlags: true)
 
-    init(_ arguments: [String]) throws(Error) {
-        var rest = arguments[...]
-        func value(for flag: String) throws(Error) -> String {
-            guard let value = rest.popFirst(), !value.hasPrefix("--") else { throw Error(description: "\(flag) needs a value\n\(Options.usage)") }
-            return value
-        }
-        while let argument = rest.popFirst() {
-            switch argument {
-            case "--interactive": interactive = true
-            case "--login-host":
-                let text = try value(for: argument)
-                guard let url = URL(string: text), url.scheme == "https" || url.scheme == "http", url.host != nil else {
-                    throw Error(description: "--login-host: '\(text)' is not an http(s) URL")
-                }
-                loginHost = url
-            case "--client-id": clientID = try value(for: argument)
-            case "--redirect-uri": redirectURI = try value(for: argument)
-            case "--device": deviceFlow = true
-            case "--help", "-h": help = true
-            default: launchArguments.append(argument)
+    /// Reads `commandLine` (without the program name) as the app does, without exiting: for
+    /// code that builds the app's world itself (the tests' replays, `Options([])`).
+    /// - Throws: ``Error`` with what the tool's parser or the app refuses.
+    init(_ commandLine: [String]) throws(Error) {
+        let arguments: CommandLineTool.Arguments
+        do { arguments = try Options.tool.parse(commandLine) } catch { throw Error(description: error.message) }
+        try self.init(arguments)
+    }
+
+    /// Reads what the tool's parser took; the rest of the checks are the app's.
+    /// - Throws: ``Error`` for a login host that is not an http(s) URL, or flags that go together given alone.
+    init(_ arguments: CommandLineTool.Arguments) throws(Error) {
+        interactive = arguments.isSet("--interactive")
+        reset = arguments.isSet("--reset")
+        if let text = arguments.value("--login-host") {
+            guard let url = URL(string: text), url.scheme == "https" || url.scheme == "http", url.host != nil else {
+                throw Error(description: "--login-host: '\(text)' is not an http(s) URL")
             }
+            loginHost = url
         }
+        clientID = arguments.value("--client-id")
+        if let uri = arguments.value("--redirect-uri") { redirectURI = uri }
+        deviceFlow = arguments.isSet("--device")
+        launchArguments = arguments.launchArguments
         if (loginHost == nil) != (clientID == nil) {
-            throw Error(description: "--login-host and --client-id go together\n\(Options.usage)")
+            throw Error(description: "--login-host and --client-id go together")
         }
         if deviceFlow && loginHost == nil {
-            throw Error(description: "--device needs --login-host and --client-id\n\(Options.usage)")
-        }
-        // The launch flags are the process host's: checked here, before anything runs.
-        do { _ = try LaunchArguments(arguments: launchArguments) } catch {
-            throw Error(description: "\(error.message)\n\(Options.usage)")
+            throw Error(description: "--device needs --login-host and --client-id")
         }
     }
 }

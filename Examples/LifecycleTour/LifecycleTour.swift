@@ -11,6 +11,7 @@
 // Porting note: the forceios/Xcode template names its class `SceneDelegate`, like AppKernel's
 // protocol; declare it as `final class SceneDelegate: AppKernel.SceneDelegate`.
 import AppKernel
+import AppKernelPOSIX
 import AppKernelTesting
 import Foundation
 
@@ -108,8 +109,26 @@ enum TourError: Error, CustomStringConvertible {
 
 @main
 enum LifecycleTour {
+    /// The tour's command line: no flags but `--help`; what it answers is what it does.
+    static let tool = CommandLineTool(
+        name: "LifecycleTour",
+        summary: "a headless AppKernel app driven through its life cycle by a simulated host on a virtual clock, printing the timeline",
+        exitStatuses: [.init(0, "the tour ran to its end"),
+                       .init(1, "a step failed (the error is printed; the life cycle did something the tour did not expect)")],
+        notes: ["The tour is the same on every run: time is virtual (a TestClock), so it is instant. It writes nothing."])
+
     @MainActor
-    static func main() async throws {
+    static func main() async {
+        // `--help` and a bad command line end here (AppKernelPOSIX's CommandLineTool).
+        _ = tool.parseOrExit()
+        do { try await run() } catch {
+            print("error: \(error)")
+            exit(1)
+        }
+    }
+
+    @MainActor
+    static func run() async throws {
         let clock = TestClock()
         let host = SimulatedHost(clock: clock, traceOptions: [.delegates, .system, .hookStops, .phases])
         print("AppKernel lifecycle tour — a headless app, a simulated host, a virtual clock\n")

@@ -3,6 +3,7 @@
 // dependent / grouped services from MobileRuntime.json — on a virtual clock, so the timeline
 // is the same on every run. `swift run ModularApp`.
 import AppKernel
+import AppKernelPOSIX
 import AppKernelModules
 import AppKernelTesting
 import Foundation
@@ -51,8 +52,18 @@ import Foundation
 
 @main
 enum ModularApp {
+    /// The example's command line: no flags but `--help`; what it answers is what it does.
+    static let tool = CommandLineTool(
+        name: "ModularApp",
+        summary: "an mPaaS-style app, headless: framework hooks, a boot loader's phases, micro-apps and services from MobileRuntime.json",
+        exitStatuses: [.init(0, "the tour ran to its end"),
+                       .init(1, "a step failed (the error is printed: a missing manifest, a refused micro-app, …)")],
+        notes: ["The timeline is the same on every run: time is virtual (a TestClock). It writes nothing."])
+
     @MainActor
     static func main() async {
+        // `--help` and a bad command line end here (AppKernelPOSIX's CommandLineTool).
+        _ = tool.parseOrExit()
         do { try await run() } catch {
             say("error: \(error)")
             exit(1)

@@ -4,6 +4,7 @@
 // refresh token. The orgs are embedded (no network) and reached through a real URLSession.
 // `swift run MultiOrgLogin`.
 import AppKernel
+import AppKernelPOSIX
 import AppKernelAuth
 import AppKernelREST
 import AppKernelEmbeddedOrg
@@ -38,8 +39,19 @@ func describe(_ event: AccountEvent) -> String {
 
 @main
 enum MultiOrgLogin {
+    /// The example's command line: no flags but `--help`; what it answers is what it does.
+    static let tool = CommandLineTool(
+        name: "MultiOrgLogin",
+        summary: "two embedded orgs, a user in each: the user-agent and web-server (PKCE) flows checked, a user switch, a revoking logout",
+        environment: [.init("TMPDIR", "where the run keeps its credential store (MultiOrgLogin-PID, removed at the end)")],
+        exitStatuses: [.init(0, "every step ran"),
+                       .init(1, "a step failed (the error is printed: a refused login, a failed revoke, …)")],
+        notes: ["The orgs are embedded, reached through a real URLSession: no network. Random values print as …"])
+
     @MainActor
     static func main() async {
+        // `--help` and a bad command line end here (AppKernelPOSIX's CommandLineTool).
+        _ = tool.parseOrExit()
         do { try await run() } catch {
             say("error: \(error)")
             exit(1)

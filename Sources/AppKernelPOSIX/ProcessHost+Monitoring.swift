@@ -42,8 +42,8 @@ extension ProcessHost {
             timelineExport = .written(path: path)
             configuration.log.log(.info, "launch timeline written to \(path)")
         } catch {
-            timelineExport = .failed(path: path, reason: "\(error.localizedDescription)")
-            configuration.log.log(.error, "the launch timeline could not be written to \(path): \(error)")
+            timelineExport = .failed(path: path, reason: Self.reason(error))
+            configuration.log.log(.error, "APPKERNEL_TRACE: the launch timeline could not be written to \(path): \(Self.reason(error)); check its folder exists and is writable")
         }
     }
 }

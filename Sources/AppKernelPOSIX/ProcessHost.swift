@@ -192,12 +192,14 @@ public final class ProcessHost {
 
     /// Checks the host's environment variables before anything runs: an `APPKERNEL_TRACE` (the
     /// launch timeline) or `APPKERNEL_JOURNAL` (the journal of external events, which
-    /// AppKernelTesting's `SimulatedHost.replay(journal:)` replays) that is set must name a file.
+    /// AppKernelTesting's `SimulatedHost.replay(journal:)` replays) that is set must name a file;
+    /// the trace's folder must exist and be writable (`ProcessHost+Environment.swift`).
     /// - Throws: ``EnvironmentError`` naming the variable.
     public static func checkEnvironment(_ environment: [String: String]) throws(EnvironmentError) {
         if let trace = environment["APPKERNEL_TRACE"], trace.trimmingCharacters(in: .whitespaces).isEmpty {
             throw EnvironmentError(name: "APPKERNEL_TRACE", message: "set but empty; give it the path of the trace file to write, or unset it")
         }
+        if let trace = environment["APPKERNEL_TRACE"] { try checkWritableFile(trace, variable: "APPKERNEL_TRACE", what: "the launch timeline") }
         if let journal = environment["APPKERNEL_JOURNAL"], journal.trimmingCharacters(in: .whitespaces).isEmpty {
             throw EnvironmentError(name: "APPKERNEL_JOURNAL", message: "set but empty; give it the path of the journal file to write, or unset it")
         }

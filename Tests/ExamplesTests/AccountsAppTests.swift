@@ -202,12 +202,16 @@ struct AccountsAppTests {
         ExampleOutput(child.lines).expectInOrder(["the launch did not complete; the app ends with status 1", "app will terminate", "terminated (exit 1)"])
     }
 
-    @Test func aTraceThatCannotBeWrittenIsReportedAsNotWritten() async throws {
+    /// Issue 35: a trace path that cannot be written was found out after the run (status 0, and
+    /// an NSError dump in the log); it is now refused before anything runs, in one line.
+    @Test func aTraceThatCannotBeWrittenIsRefusedInOneLineBeforeAnythingRuns() async throws {
         let home = try TemporaryDataHome()
         let path = home.url.appendingPathComponent("no-such-folder/launch.json").path
         let child = try await runExample("AccountsApp", environment: home.environment.merging(["APPKERNEL_TRACE": path]) { $1 },
-                                         status: 0, seconds: 60)
-        #expect(child.lines.contains { $0.contains("launch timeline NOT written to \(path): ") }, "\(child.lines.suffix(4))")
+                                         status: 64, seconds: 60)
+        #expect(child.errors == "APPKERNEL_TRACE: cannot write the launch timeline to \(path): the folder \(home.url.path)/no-such-folder "
+                    + "does not exist; create it, or point APPKERNEL_TRACE at a file in a folder you can write to\n")
+        #expect(child.lines.isEmpty, "nothing ran: \(child.lines)")
         #expect(!child.lines.contains { $0.contains("launch timeline written to") })
     }
 
