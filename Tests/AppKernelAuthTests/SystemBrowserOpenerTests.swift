@@ -101,7 +101,7 @@ struct SystemBrowserOpenerTests {
         #expect(!FileManager.default.fileExists(atPath: page))
         #expect(!FileManager.default.fileExists(atPath: directory.path))
         #expect(try FileManager.default.contentsOfDirectory(atPath: desktop.runtime.path).isEmpty)
-        #expect(told.lines.first?.hasPrefix("Opening the login page in the browser. If it does not appear, open this address in a browser:\n  https://") == true)
+        #expect(told.lines.first?.hasPrefix("Opening the login page in the browser. If it does not appear, open this address in a browser:\n  http") == true)
     }
 
     enum Ending: String, CaseIterable { case denied, cancelled, timedOut }

@@ -179,10 +179,17 @@ private func readmeRunningUnderSystemd() async throws -> Never {
 struct ProcessHostReadinessTests {
     final class AppDelegate: ApplicationDelegate {}
 
-    func makeHost() throws -> ProcessHost {
+    /// What the host logs, kept for the test (a green run prints nothing of it).
+    final class KeptLog: LogHandler, Sendable {
+        private let kept = Locked<[String]>([])
+        var lines: [String] { kept.withLock { $0 } }
+        func log(_ level: LogLevel, _ message: String) { kept.withLock { $0.append("\(level): \(message)") } }
+    }
+
+    func makeHost(log: KeptLog = KeptLog()) throws -> ProcessHost {
         try ProcessHost(delegate: AppDelegate(),
                         configuration: ProcessHost.Configuration(signalActions: [:], memoryPressure: nil, arguments: [], environment: [:],
-                                                                 log: StandardErrorLogHandler(minimumLevel: .error)))
+                                                                 log: log))
     }
 
     @Test func readyComesAfterEveryLaunchGateAndBeforeTermination() async throws {
@@ -212,12 +219,14 @@ struct ProcessHostReadinessTests {
     }
 
     @Test func aRefusedLaunchIsNeverReady() async throws {
-        let host = try makeHost()
+        let log = KeptLog()
+        let host = try makeHost(log: log)
         try host.application.handle(.launch(LaunchOptions(), inBackground: false))   // a second launch is refused
         let waiter = Task { @MainActor in await host.waitUntilReady() }
         #expect(await host.run() == 2)
         #expect(await waiter.value == false)
         #expect(await host.waitUntilReady() == false)
+        #expect(log.lines.contains { $0.hasPrefix("ERROR: the launch was refused: cannot deliver 'launch'") }, "\(log.lines)")
     }
 }
 

@@ -68,6 +68,6 @@ struct AccountsAppExplorerTests {
         #expect(report.firstViolation == nil, "\(report)")
         #expect(report.refusedSteps == 0, "\(report.firstRefusedStep ?? "")")
         #expect(report.exhaustedDepth == 4)
-        print("AccountsApp's world:", report)
+        figure("AccountsApp's world:", report)
     }
 }
