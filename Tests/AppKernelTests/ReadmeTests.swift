@@ -171,6 +171,25 @@ private extension URL {
     #expect(Set(uncovered) == Set(notYetCovered.keys), "documented blocks not found verbatim in Tests/ or Examples/: \(uncovered)")
 }
 
+/// The README's contents list names every section, and it links every DocC article (issue 35: a
+/// newcomer finds each from the first screen).
+@Test func theReadmeLinksEverySectionAndEveryArticle() throws {
+    let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    let readme = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
+    let contents = try #require(readme.split(separator: "\n").first { $0.hasPrefix("**Contents.**") })
+    for heading in readme.split(separator: "\n").filter({ $0.hasPrefix("## ") }).map({ $0.dropFirst(3) }) {
+        #expect(contents.contains("[\(heading)](#"), "the contents list lacks '\(heading)'")
+    }
+    let sources = root.appendingPathComponent("Sources")
+    for module in try FileManager.default.contentsOfDirectory(atPath: sources.path) {
+        let catalog = sources.appendingPathComponent(module).appendingPathComponent(module + ".docc")
+        for article in (try? FileManager.default.contentsOfDirectory(atPath: catalog.path)) ?? []
+        where article.hasSuffix(".md") && article != module + ".md" {
+            #expect(readme.contains("(Sources/\(module)/\(module).docc/\(article))"), "README does not link \(module)/\(article)")
+        }
+    }
+}
+
 /// The AppKernel catalog's "Driving the life cycle" article, as written.
 @MainActor @Test func articleDrivingTheLifeCycle() async throws {
     let clock = TestClock()
