@@ -105,15 +105,16 @@ public struct UserAgent: Sendable, Hashable, CustomStringConvertible {
         #endif
     }
 
-    /// The kernel's release (`/proc/sys/kernel/osrelease`), else the operating system's version.
-    static var systemVersion: String {
+    /// The kernel's release (`/proc/sys/kernel/osrelease`), else the operating system's version;
+    /// read once per process (every manager and every agent made reads the same).
+    static let systemVersion: String = {
         if let release = try? String(contentsOfFile: "/proc/sys/kernel/osrelease", encoding: .utf8) {
             let trimmed = release.trimmingCharacters(in: .whitespacesAndNewlines)
             if !trimmed.isEmpty { return trimmed }
         }
         let version = ProcessInfo.processInfo.operatingSystemVersion
         return "\(version.majorVersion).\(version.minorVersion).\(version.patchVersion)"
-    }
+    }()
 
     /// The machine's architecture, as `uname -m` names it.
     static var machine: String {
@@ -133,9 +134,12 @@ public struct UserAgent: Sendable, Hashable, CustomStringConvertible {
     /// The machine id (`/etc/machine-id`) made specific to `app`: the first 16 bytes of an
     /// HMAC-SHA256 keyed by the machine id over the app's name, written as a UUID (as
     /// `identifierForVendor` is). Empty when the machine has no readable id.
-    static func deviceID(forApp app: String, machineIDFile: String = "/etc/machine-id") -> String {
-        guard let text = try? String(contentsOfFile: machineIDFile, encoding: .utf8) else { return "" }
-        let machineID = text.trimmingCharacters(in: .whitespacesAndNewlines)
+    static func deviceID(forApp app: String, machineIDFile: String) -> String {
+        deviceID(forApp: app, machineID: machineID(in: machineIDFile))
+    }
+
+    /// ``deviceID(forApp:machineIDFile:)`` for a machine id already read (this machine's, once).
+    static func deviceID(forApp app: String, machineID: String = systemMachineID) -> String {
         guard !machineID.isEmpty else { return "" }
         let bytes = HMACSHA256.authenticationCode(for: Array(app.utf8), key: Array(machineID.utf8)).prefix(16)
         let hex = bytes.map { String(format: "%02X", $0) }.joined()
@@ -145,5 +149,13 @@ public struct UserAgent: Sendable, Hashable, CustomStringConvertible {
             uuid.append(character)
         }
         return uuid
+    }
+
+    /// `/etc/machine-id`, read once per process; empty when unreadable.
+    private static let systemMachineID = machineID(in: "/etc/machine-id")
+
+    /// The machine id in `file`, trimmed; empty when it cannot be read.
+    private static func machineID(in file: String) -> String {
+        ((try? String(contentsOfFile: file, encoding: .utf8)) ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
     }
 }

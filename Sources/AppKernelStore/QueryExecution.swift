@@ -311,9 +311,7 @@ enum QueryRunner {
         let statement: SQLiteStatement
         do throws(SQLiteFailure) { statement = try connection.prepare(query.sql) } catch { throw wrap(error, query, connection) }
         if let smartSql = query.smartSql {
-            guard statement.isReadOnly, statement.tail.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
-                throw StoreError(code: .invalidQuery, reason: "Smart SQL must be one SELECT", file: connection.path, query: smartSql)
-            }
+            try requireOneReadingStatement(statement, smartSql: smartSql, file: connection.path)
             guard statement.parameterCount == query.binds.count else {
                 throw StoreError(code: .invalidQuery, reason: "the query has \(statement.parameterCount) parameters but \(query.binds.count) whereArgs were given",
                                  file: connection.path, query: smartSql)
@@ -321,6 +319,14 @@ enum QueryRunner {
         }
         connection.interrupter.limitSteps(to: connection.queryStepBudget)
         return statement
+    }
+
+    /// Refuses Smart SQL that SQLite does not see as one statement that only reads (the guard of
+    /// queries and of `convertSmartSql`).
+    static func requireOneReadingStatement(_ statement: SQLiteStatement, smartSql: String, file: String) throws(StoreError) {
+        guard statement.isReadOnly, statement.tail.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
+            throw StoreError(code: .invalidQuery, reason: "Smart SQL must be one SELECT", file: file, query: smartSql)
+        }
     }
 
     /// Resets a statement after its query and lifts the step budget.

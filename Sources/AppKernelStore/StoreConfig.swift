@@ -118,16 +118,8 @@ public struct StoreConfig: Sendable, Hashable {
             warnings.append(ConfigWarning(file: file, keyPath: error.keyPath, line: error.line, message: "\(error.reason); \(applying)"))
         }
 
-        mutating func onlyKeys(_ value: ConfigValue, _ allowed: Set<String>) throws(ConfigError) {
-            // Refused although the iOS SDK ignores it, as usersyncs.json's are: a misspelt key
-            // would be lost in silence.
-            for (key, member) in try value.object() where !allowed.contains(key) {
-                throw member.error(.unknownKey, "unknown key '\(key)'; expected one of \(allowed.sorted().joined(separator: ", "))")
-            }
-        }
-
         mutating func soups(_ root: ConfigValue) throws(ConfigError) -> [SoupSpec] {
-            try onlyKeys(root, ["soups"])
+            try root.onlyKeys(["soups"])   // unknown keys refused, as usersyncs.json's: a misspelling is not lost
             guard let list = try root.member("soups") else {
                 try tolerate(root.error(.missingKey, "the required key 'soups' is missing", at: "soups"),
                              applying: "no soups are registered (the iOS SDK's \"no store config\")")
@@ -144,7 +136,7 @@ public struct StoreConfig: Sendable, Hashable {
                                  applying: "this definition is skipped and the first kept, as the iOS SDK skips a soup that exists")
                     continue
                 }
-                try onlyKeys(entry, ["soupName", "indexes"])
+                try entry.onlyKeys(["soupName", "indexes"])
                 soups.append(SoupSpec(name: name, indexes: try indexes(entry, soup: name)))
             }
             return soups
@@ -158,7 +150,7 @@ public struct StoreConfig: Sendable, Hashable {
             var indexes: [IndexSpec] = []
             for index in try indexList.array() {
                 // `columnName` is read by the SDKs, which compute their own column names.
-                try onlyKeys(index, ["path", "type", "columnName"])
+                try index.onlyKeys(["path", "type", "columnName"])
                 if let columnName = try index.member("columnName"), (try? columnName.string()) == nil {
                     try tolerate(columnName.error(.wrongType, "expected a string, found \(columnName.typeName)"), applying: "ignored: the store names its columns")
                 }

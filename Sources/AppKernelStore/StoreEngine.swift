@@ -174,9 +174,7 @@ final class StoreEngine {
             if failure.code == .sqliteError { failure.code = .smartSqlError }
             throw failure
         }
-        guard statement.isReadOnly, statement.tail.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
-            throw StoreError(code: .invalidQuery, reason: "Smart SQL must be one SELECT", file: file, query: smartSql)
-        }
+        try QueryRunner.requireOneReadingStatement(statement, smartSql: smartSql, file: file)
         return sql
     }
 

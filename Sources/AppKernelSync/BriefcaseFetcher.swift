@@ -24,17 +24,18 @@ struct BriefcaseFetcher: SyncDownFetcher {
     }
 
     mutating func start(maxTimeStamp: Int64, _ manager: SyncManager) async throws(SyncError) -> [[String: JSONValue]]? {
-        let page = try await Self.primingPage(target, relayToken: nil, changedAfter: maxTimeStamp, manager)
-        relayToken = page.relayToken
-        pending = page.ids
-        totalSize = page.ids.count
-        return try await retrieveSlice(manager)
+        try await take(Self.primingPage(target, relayToken: nil, changedAfter: maxTimeStamp, manager), manager)
     }
 
     mutating func next(_ manager: SyncManager) async throws(SyncError) -> [[String: JSONValue]]? {
         if !pending.isEmpty { return try await retrieveSlice(manager) }
         guard let token = relayToken else { return nil }
-        let page = try await Self.primingPage(target, relayToken: token, changedAfter: 0, manager)
+        return try await take(Self.primingPage(target, relayToken: token, changedAfter: 0, manager), manager)
+    }
+
+    /// Keeps a priming page's ids and relay token, and retrieves the first slice of its records.
+    private mutating func take(_ page: (ids: [(id: String, info: BriefcaseObjectInfo)], relayToken: String?, ruleErrors: [String]),
+                               _ manager: SyncManager) async throws(SyncError) -> [[String: JSONValue]] {
         relayToken = page.relayToken
         pending = page.ids
         totalSize += page.ids.count

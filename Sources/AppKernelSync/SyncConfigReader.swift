@@ -54,7 +54,7 @@ struct SyncConfigReader {
         return syncs
     }
 
-    /// `options`. SFSyncOptions newFromDict makes no options of a missing or empty object, and
+    /// `options`. SFSyncOptions newFromDict makes no options of a missing or empty object.
     /// No options: iOS fails creating the sync (SFSDKSyncsConfig hands `nil` to SFSyncState's
     /// dictionary literal) but reads a stored state without options as OVERWRITE; AppKernel
     /// applies that (DESIGN, "config files"). No `mergeMode`: OVERWRITE (`mergeModeFromString:nil`).
