@@ -124,8 +124,11 @@ let package = Package(
         .testTarget(name: "ExamplesTests", dependencies: ["ChildProcess", "LoopbackServer", "AccountsApp", "LifecycleTour", "ModularApp", "MultiOrgLogin",
                                                     "AppKernel", "AppKernelCore", "AppKernelTesting", "TestSupport"], exclude: ["Fixtures"],
                     swiftSettings: strictSettings),
-        // What the test targets share: the explorer's trait and matcher, figures printed on request.
-        .target(name: "TestSupport", path: "Tests/Support/TestSupport", swiftSettings: strictSettings),
+        // What the test targets share: the explorer's trait and matcher, figures printed on request,
+        // the test folders.
+        .target(name: "TestSupport", dependencies: ["TestFolders"], path: "Tests/Support/TestSupport", swiftSettings: strictSettings),
+        // Points the test process's XDG folders into a temporary folder before main (TestFolders.c).
+        .target(name: "TestFolders", path: "Tests/Support/TestFolders"),
         .target(name: "LoopbackServer", dependencies: ["AppKernelCore"], path: "Tests/Support/LoopbackServer", swiftSettings: strictSettings),
         // The client; tests that need a server use the embedded org (or a loopback server).
         .testTarget(name: "AppKernelRESTTests", dependencies: ["AppKernelREST", "AppKernelEmbeddedOrg", "AppKernel", "AppKernelAuth", "AppKernelTesting", "LoopbackServer",

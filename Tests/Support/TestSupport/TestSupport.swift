@@ -1,4 +1,5 @@
-import Foundation
+public import Foundation
+import TestFolders
 public import Testing
 
 /// What the test targets share: the explorer's search trait and known-issue matcher, and figures
@@ -39,4 +40,12 @@ public struct OneLine<Value: Sendable>: Sendable, CustomTestStringConvertible {
     public init(_ value: Value) { self.value = value }
     /// The argument's description with its newlines shown as `⏎`.
     public var testDescription: String { String(describing: value).replacingOccurrences(of: "\n", with: "⏎") }
+}
+
+/// The private folder the test process's `XDG_CACHE_HOME`, `XDG_DATA_HOME` and `XDG_CONFIG_HOME`
+/// point into (`cache`, `data`, `config`), made before `main` and removed at exit
+/// (`Tests/Support/TestFolders/TestFolders.c`), so that what Foundation's URLSession and a data
+/// home at its default leave never reaches the user's folders; `nil` if it could not be made.
+public var testFolders: URL? {
+    appkernel_test_folders().map { URL(fileURLWithPath: String(cString: $0), isDirectory: true) }
 }
