@@ -3,6 +3,7 @@ import AppKernelStore
 import ChildProcess
 import Foundation
 import Testing
+import TestSupport
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -30,7 +31,7 @@ struct CrashTests {
     ///
     /// The sealed variant (issue 30) runs the writer on a sealed store (`STORE_CRASH_WRITER_KEY`):
     /// the sealed VFS's WAL keeps the same guarantees.
-    @Test(arguments: [(false, false), (true, false), (false, true)])
+    @Test(.reportsProgress, arguments: [(false, false), (true, false), (false, true)])
     func aWriterKilledAtAnyMomentLeavesWholeTransactions(broken: Bool, sealed: Bool) async throws {
         let key = sealed ? try SealedStoreTests.key(42) : nil
         let directory = try TemporaryDirectory()

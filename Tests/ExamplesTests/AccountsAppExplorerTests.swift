@@ -60,7 +60,7 @@ final class AccountsAppWorld: ExplorerWorld {
 struct AccountsAppExplorerTests {
     /// Every ordering of the lifecycle events a Linux process delivers (its signals: TSTP, CONT,
     /// HUP, USR1, TERM), a relaunch, pushes and time, to depth 4: every invariant holds.
-    @Test(.exploresManySchedules) func accountsAppHoldsEveryInvariantToDepthFour() async throws {
+    @Test(.exploresManySchedules, .reportsProgress) func accountsAppHoldsEveryInvariantToDepthFour() async throws {
         let steps: StepSet = .system + .signals()
         let explorer = LifecycleExplorer(world: { try AccountsAppWorld.make() }, steps: steps,
                                          invariants: .standard + [AccountsAppWorld.listShowsTheCurrentUser])

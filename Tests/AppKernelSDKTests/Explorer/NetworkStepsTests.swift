@@ -139,7 +139,7 @@ struct NetworkStepsTests {
         await world.tearDown()
     }
 
-    @Test(.exploresManySchedules) func findsAPageWrittenIntoTheUserWhoIsCurrentWhenItArrives() async throws {
+    @Test(.exploresManySchedules, .reportsProgress) func findsAPageWrittenIntoTheUserWhoIsCurrentWhenItArrives() async throws {
         let explorer = LifecycleExplorer(world: { try CachedAccountsApp.makeWorld(writesToCurrentUser: true) },
                                          steps: .system + .sdk() + .network)
         // A budget of schedules, not time: the search covers the same schedules under any load.
@@ -192,7 +192,7 @@ struct NetworkStepsTests {
         #expect(world.violation(of: .noOtherUsersData) == nil)   // launch; request; switchUser(005B); syncPage(ok)
     }
 
-    @Test(.exploresManySchedules) func theFixedAppHoldsEveryInvariantToDepthFour() async throws {
+    @Test(.exploresManySchedules, .reportsProgress) func theFixedAppHoldsEveryInvariantToDepthFour() async throws {
         let report = try await LifecycleExplorer(world: { try CachedAccountsApp.makeWorld(writesToCurrentUser: false) },
                                                  steps: .system + .sdk() + .network)
             .check(depth: 4, budget: .schedules(100_000), walkDepth: 0)

@@ -10,7 +10,7 @@ import Testing
 /// print checked to fail on the bug and pass on the fix.
 @MainActor
 struct SDKExplorerTests {
-    @Test(.exploresManySchedules) func theLockoutsPrintedTestFailsOnTheBugAndPassesOnTheFix() async throws {
+    @Test(.exploresManySchedules, .reportsProgress) func theLockoutsPrintedTestFailsOnTheBugAndPassesOnTheFix() async throws {
         let explorer = LifecycleExplorer(world: { try LockoutSwitchesUserApp.makeWorld(users: 2) },
                                          steps: .system + .sdk(passcodeAnswers: ["1111", "0000"]))
         let found = try #require(try await explorer.check(depth: 6, budget: .seconds(60)).firstViolation)
@@ -55,7 +55,7 @@ struct SDKExplorerTests {
         #expect(world.violation(of: .noOtherUsersData) == nil)   // launch; passcode(0000); passcode(0000); passcode(0000)
     }
 
-    @Test(.exploresManySchedules) func findsAUserChangeBlockShowingThePreviousUsersRecords() async throws {
+    @Test(.exploresManySchedules, .reportsProgress) func findsAUserChangeBlockShowingThePreviousUsersRecords() async throws {
         let explorer = LifecycleExplorer(world: { try RecentRecordsApp.makeWorld(readsPrevious: true) }, steps: .system + .sdk())
         let found = try #require(try await explorer.check(depth: 6, budget: .seconds(60)).firstViolation)
         #expect(found.invariant == .noOtherUsersData)
@@ -64,7 +64,7 @@ struct SDKExplorerTests {
         #expect(try await explorer.replay(found.schedule, world: { try RecentRecordsApp.makeWorld(readsPrevious: false) }).holds)
     }
 
-    @Test(.exploresManySchedules) func findsRecordsShownBeforeThePasscodePhaseEnds() async throws {
+    @Test(.exploresManySchedules, .reportsProgress) func findsRecordsShownBeforeThePasscodePhaseEnds() async throws {
         let explorer = LifecycleExplorer(world: { try EagerRecordsApp.makeWorld(showsAtLaunch: true) },
                                          steps: .system + .sdk(passcodeAnswers: ["1111"]))
         let found = try #require(try await explorer.check(depth: 6, budget: .seconds(60)).firstViolation)
@@ -89,7 +89,7 @@ struct SDKExplorerTests {
         #expect(world.violation(of: .noOtherUsersData) == nil)
     }
 
-    @Test(.exploresManySchedules) func theFixedAppsHoldEveryInvariantToDepthFour() async throws {
+    @Test(.exploresManySchedules, .reportsProgress) func theFixedAppsHoldEveryInvariantToDepthFour() async throws {
         for world in [{ try FixedLockoutApp.makeWorld(users: 2) }, { try RecentRecordsApp.makeWorld(readsPrevious: false) },
                       { try EagerRecordsApp.makeWorld(showsAtLaunch: false) }] as [LifecycleExplorer.WorldFactory] {
             let report = try await LifecycleExplorer(world: world, steps: .system + .sdk(passcodeAnswers: ["1111", "0000"]))
@@ -103,7 +103,7 @@ struct SDKExplorerTests {
 
 /// Issue 32's acceptance test, as written (users 005A and 005B; passcode 1111, 3 attempts); a
 /// search, so not run under the sanitizers (its suite's trait).
-@Suite(.exploresManySchedules) @MainActor
+@Suite(.exploresManySchedules, .reportsProgress) @MainActor
 struct ExplorerAcceptanceTests {
     @Test(.appKernel(manager: AppSDKManager.self)) @MainActor
     func contractTheExplorerFindsTheOldLockoutBugAndPrintsItsTest() async throws {

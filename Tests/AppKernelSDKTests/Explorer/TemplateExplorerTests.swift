@@ -37,7 +37,7 @@ struct TemplateExplorerTests {
     /// Every ordering of the system's events, logins, user switches and logouts to depth 4 on
     /// the ported template: every invariant holds (the SDK's included: no other user's data, one
     /// root per user change).
-    @Test(.exploresManySchedules) func thePortedTemplateHoldsEveryInvariantToDepthFour() async throws {
+    @Test(.exploresManySchedules, .reportsProgress) func thePortedTemplateHoldsEveryInvariantToDepthFour() async throws {
         let explorer = LifecycleExplorer(world: { try PortedTemplateWorld.make() }, steps: .system + .sdk())
         let report = try await explorer.check(depth: 4, budget: .seconds(240), walkDepth: 0)
         #expect(report.firstViolation == nil, "\(report)")
@@ -47,7 +47,7 @@ struct TemplateExplorerTests {
     }
 
     /// The same with a passcode set (answers right and wrong, 10 attempts): to depth 4.
-    @Test(.exploresManySchedules) func thePortedTemplateWithAPasscodeHoldsEveryInvariantToDepthFour() async throws {
+    @Test(.exploresManySchedules, .reportsProgress) func thePortedTemplateWithAPasscodeHoldsEveryInvariantToDepthFour() async throws {
         let explorer = LifecycleExplorer(world: { try PortedTemplateWorld.make(passcode: "1111") },
                                          steps: .system + .sdk(passcodeAnswers: ["1111", "0000"]))
         let report = try await explorer.check(depth: 4, budget: .seconds(240), walkDepth: 0)

@@ -54,7 +54,7 @@ struct PrintedPhotoAppTest {
 
 @MainActor
 struct FindingOrderingBugsArticleTests {
-    @Test(.exploresManySchedules) func exploring() async throws {
+    @Test(.exploresManySchedules, .reportsProgress) func exploring() async throws {
         let explorer = LifecycleExplorer(world: { PhotoApp.makeWorld() }, steps: .system, invariants: .standard)
         let report = try await explorer.check(depth: 4, budget: .seconds(30))
         let found = try #require(report.firstViolation)

@@ -25,7 +25,7 @@ struct KernelExplorerTests {
         await #expect(throws: UnknownStepError.self) { try await explorer.replay("launch; tapRefresh") }
     }
 
-    @Test(.exploresManySchedules) func findsWorkStartedInTheBackgroundWithoutABackgroundTask() async throws {
+    @Test(.exploresManySchedules, .reportsProgress) func findsWorkStartedInTheBackgroundWithoutABackgroundTask() async throws {
         let explorer = LifecycleExplorer(world: { UploadOnBackgroundApp.makeWorld(covered: false) }, steps: .system, invariants: .standard)
         let found = try #require(try await explorer.check(depth: 4, budget: .seconds(60)).firstViolation)
         #expect(found.invariant == .backgroundWorkCovered)
@@ -70,7 +70,7 @@ struct KernelExplorerTests {
         #expect(world.violation(of: .backgroundWorkCovered) == nil)   // launch; background; +5s
     }
 
-    @Test(.exploresManySchedules) func findsACompletionAnsweredTwice() async throws {
+    @Test(.exploresManySchedules, .reportsProgress) func findsACompletionAnsweredTwice() async throws {
         let explorer = LifecycleExplorer(world: { DoubleAnswerApp.makeWorld(answersEarly: true) })
         let found = try #require(try await explorer.check(depth: 4, budget: .seconds(60)).firstViolation)
         #expect(found.invariant == .completionsAnsweredOnce)
@@ -83,7 +83,7 @@ struct KernelExplorerTests {
         #expect(fixed.exhaustedDepth == 4)
     }
 
-    @Test(.exploresManySchedules) func findsAServiceStillRunningAfterTermination() async throws {
+    @Test(.exploresManySchedules, .reportsProgress) func findsAServiceStillRunningAfterTermination() async throws {
         let explorer = LifecycleExplorer(world: { SyncServiceApp.makeWorld(stopsOnTerminate: false) })
         let found = try #require(try await explorer.check(depth: 4, budget: .seconds(60)).firstViolation)
         #expect(found.invariant == .noWorkAfterTermination)
@@ -96,7 +96,7 @@ struct KernelExplorerTests {
         #expect(fixed.exhaustedDepth == 4)
     }
 
-    @Test(.exploresManySchedules) func findsAServiceStoppedBeforeTheServiceUsingIt() async throws {
+    @Test(.exploresManySchedules, .reportsProgress) func findsAServiceStoppedBeforeTheServiceUsingIt() async throws {
         let explorer = LifecycleExplorer(world: { TwoServicesApp.makeWorld(stopsDependentsFirst: false) })
         let found = try #require(try await explorer.check(depth: 4, budget: .seconds(60)).firstViolation)
         #expect(found.invariant == .servicesStopAfterDependents)
@@ -108,7 +108,7 @@ struct KernelExplorerTests {
         #expect(fixed.exhaustedDepth == 4)
     }
 
-    @Test(.exploresManySchedules) func randomWalksAreTheSameForASeed() async throws {
+    @Test(.exploresManySchedules, .reportsProgress) func randomWalksAreTheSameForASeed() async throws {
         let explorer = LifecycleExplorer(world: { DoubleAnswerApp.makeWorld(answersEarly: false) })
         let first = try await explorer.check(depth: 1, budget: .schedules(60), seed: 7)
         let second = try await explorer.check(depth: 1, budget: .schedules(60), seed: 7)

@@ -49,3 +49,56 @@ public struct OneLine<Value: Sendable>: Sendable, CustomTestStringConvertible {
 public var testFolders: URL? {
     appkernel_test_folders().map { URL(fileURLWithPath: String(cString: $0), isDirectory: true) }
 }
+
+extension Trait where Self == ReportsProgress {
+    /// For a test that runs a minute or more (an explorer's search, the kill rounds): while any
+    /// such test runs, one line every 30 s names them, so a long run is seen to progress.
+    public static var reportsProgress: Self { ReportsProgress() }
+}
+
+/// See ``Testing/Trait/reportsProgress``: the tests it marks are noted while they run, and a
+/// heartbeat prints `… N long tests still running after S s: three names and M more` every 30 s of wall-clock time — at most
+/// six lines a run, so a green run stays within the runner's own lines and a few more.
+public struct ReportsProgress: TestTrait, SuiteTrait, TestScoping {
+    /// The lines printed so far, the tests running, and whether the heartbeat was started.
+    private final class Board: @unchecked Sendable {
+        let lock = NSLock()
+        var running: [String: Int] = [:]
+        var lines = 0
+        var started = false
+        let began = Date()
+    }
+    private static let board = Board()
+
+    public var isRecursive: Bool { true }
+
+    public func provideScope(for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void) async throws {
+        guard testCase != nil || !test.isSuite else { return try await function() }
+        let board = Self.board, name = test.name
+        let startHeartbeat = board.lock.withLock {
+            board.running[name, default: 0] += 1
+            defer { board.started = true }
+            return !board.started
+        }
+        if startHeartbeat { Self.beat(board) }
+        defer { board.lock.withLock { board.running[name]! -= 1; if board.running[name] == 0 { board.running[name] = nil } } }
+        try await function()
+    }
+
+    private static func beat(_ board: Board) {
+        Thread.detachNewThread {
+            while true {
+                Thread.sleep(forTimeInterval: 30)
+                let line: String? = board.lock.withLock {
+                    guard !board.running.isEmpty, board.lines < 6 else { return nil }
+                    board.lines += 1
+                    let names = board.running.keys.sorted()
+                    let more = names.count > 3 ? " and \(names.count - 3) more" : ""
+                    return "… \(names.count) long tests still running after \(Int(Date().timeIntervalSince(board.began))) s: "
+                        + names.prefix(3).joined(separator: ", ") + more
+                }
+                if let line { print(line) }
+            }
+        }
+    }
+}
