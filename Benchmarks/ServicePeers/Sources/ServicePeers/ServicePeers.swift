@@ -131,7 +131,7 @@ func time(_ seconds: Double) -> String {
 func label(_ count: Int) -> String { count >= 1000 ? "\(count / 1000)k" : "\(count)" }
 
 func pad(_ text: String, _ width: Int) -> String {
-    text.count >= width ? text : text + String(repeating: " ", count: width - text.count)
+    text.count >= width - 1 ? text + " " : text + String(repeating: " ", count: width - text.count)
 }
 
 @main
