@@ -39,36 +39,16 @@ DECLARATION = re.compile(r"^(@|->|where\b|import\b|func\b|struct\b|class\b|final
 # Blocks not pasteable yet, each with why: skipped by the build and listed by it. Keys are
 # "<document>:<first line of the block>". README may have none (SnippetsPasteTests checks).
 NOT_YET = {
-    "Sources/AppKernel/AppKernel.docc/PortingFromUIKit.md:import AppKernel":
-        "uses the UIKit app's own ImageCache, Router and Uploader, which the article does not show",
-    "Sources/AppKernelModules/AppKernelModules.docc/PortingAnMPaaSApp.md:let loader = makeBootLoader(runtime: resources.appendingPathComponent(\"MobileRuntime.plist\"))":
-        "statements of a test: host, resources and #expect come from around it",
     "Sources/AppKernelPOSIX/AppKernelPOSIX.docc/RunningUnderSystemd.md:@MainActor":
         "no imports, and AppDelegate and reloadSettings() are the app's (the POSIX catalog is another part of issue 35)",
     "Sources/AppKernelPOSIX/AppKernelPOSIX.docc/RunningUnderSystemd.md:/// The master key: systemd's credential `accountsapp.key` when the unit passes one, else the":
         "no imports (the POSIX catalog is another part of issue 35)",
-    "Sources/AppKernelSDK/AppKernelSDK.docc/PortingTheForceiosTemplate.md:import AppKernel":
-        "the delegates use AccountsListController, the AccountsApp example's, which the article links, not shows",
-    "Sources/AppKernelSDK/AppKernelSDK.docc/PortingTheForceiosTemplate.md:/// Where the app keeps its files, and who its users are. `main` calls ``setUp(app:configDirectory:environment:)``":
-        "no imports",
     "Sources/AppKernelSDK/AppKernelSDK.docc/TestingThePortedTemplate.md:import AppKernel":
-        "uses the forceios article's app and the AccountsApp example's TemplateFiles",
+        "tests of the forceios article's app (another document's MyApp) and of TemplateFiles, which the article describes, not shows",
     "Sources/AppKernelSDK/AppKernelSDK.docc/TestingThePortedTemplate.md:/// The ported template's delegates use `SDKManager.shared`, unchanged. These run in parallel.":
         "a test of the forceios article's app",
     "Sources/AppKernelSDK/AppKernelSDK.docc/TestingThePortedTemplate.md:@Test(.appKernel(manager: AppSDKManager.self)) @MainActor":
         "a test of the forceios article's app",
-    "Sources/AppKernelStore/AppKernelStore.docc/AppKernelStore.md:let store = try SmartStore.shared(withName: \"defaultStore\", owner: .user(identity), in: dataDirectory, keyRing: keys)":
-        "the catalog page's four lines of README's SmartStore block (README's compiles)",
-    "Sources/AppKernelTesting/AppKernelTesting.docc/FindingOrderingBugs.md:@MainActor":
-        "no imports; the article's blocks are one test's steps",
-    "Sources/AppKernelTesting/AppKernelTesting.docc/FindingOrderingBugs.md:let explorer = LifecycleExplorer(world: { PhotoApp.makeWorld() }, steps: .system, invariants: .standard)":
-        "statements of a test",
-    "Sources/AppKernelTesting/AppKernelTesting.docc/FindingOrderingBugs.md:@Test(.appKernel) @MainActor":
-        "a test of the article's PhotoApp, without imports",
-    "Sources/AppKernelTesting/AppKernelTesting.docc/FindingOrderingBugs.md:let result = try await explorer.replay(\"launch; background; +5s\")":
-        "statements of a test",
-    "Sources/AppKernelTesting/AppKernelTesting.docc/FindingOrderingBugs.md:let oneScene = ExplorerInvariant(\"oneScene\") { world in":
-        "statements of a test",
 }
 
 

@@ -28,8 +28,33 @@ private struct ReadmeStore {
     }
 }
 
+/// The AppKernelStore catalog page's block, as written.
+private struct CatalogStore {
+    /// Opens the user's store, registers the soups of `userstore` (userstore.json), writes an account and finds it.
+    func saveAndFindAcme(for identity: UserAccountIdentity, in dataDirectory: URL, keys: KeyRing, userstore: Data) throws
+        -> (saved: StoredEntries, acme: [JSONValue]) {
+        let store = try SmartStore.shared(withName: "defaultStore", owner: .user(identity), in: dataDirectory, keyRing: keys)
+        try store.registerSoups(StoreConfig.parseSoups(userstore))
+        let saved = try store.upsert([["Id": "001A", "Name": "Acme", "__local__": false]], intoSoup: "accounts")
+        let acme = try store.query(.exact(soupName: "accounts", path: "Name", matchKey: "Acme"))
+        return (saved, acme)
+    }
+}
+
 /// The usage example given for the README, run as written (with its surroundings made here).
 struct UsageExampleTests {
+    @Test func theCatalogPagesExampleRuns() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let identity = UserAccountIdentity(userID: "005A", orgID: "00D")
+        let userstore = Data(#"{"soups": [{"soupName": "accounts", "indexes": [{"path": "Name", "type": "string"}]}]}"#.utf8)
+        let keys = try KeyRing(dataHome: directory.url, provider: .inMemory(try SecretKey.random()))
+        let (saved, acme) = try CatalogStore().saveAndFindAcme(for: identity, in: directory.url, keys: keys, userstore: userstore)
+        #expect(saved.soupEntryIds == [1])
+        #expect(acme.first?["Id"] == "001A")
+        try SmartStore.removeAllStores(for: .user(identity), in: directory.url, keyRing: keys)
+    }
+
     @Test func theReadmeExampleRuns() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
