@@ -43,13 +43,12 @@ NOT_YET = {
         "no imports, and AppDelegate and reloadSettings() are the app's (the POSIX catalog is another part of issue 35)",
     "Sources/AppKernelPOSIX/AppKernelPOSIX.docc/RunningUnderSystemd.md:/// The master key: systemd's credential `accountsapp.key` when the unit passes one, else the":
         "no imports (the POSIX catalog is another part of issue 35)",
-    "Sources/AppKernelSDK/AppKernelSDK.docc/TestingThePortedTemplate.md:import AppKernel":
-        "tests of the forceios article's app (another document's MyApp) and of TemplateFiles, which the article describes, not shows",
-    "Sources/AppKernelSDK/AppKernelSDK.docc/TestingThePortedTemplate.md:/// The ported template's delegates use `SDKManager.shared`, unchanged. These run in parallel.":
-        "a test of the forceios article's app",
-    "Sources/AppKernelSDK/AppKernelSDK.docc/TestingThePortedTemplate.md:@Test(.appKernel(manager: AppSDKManager.self)) @MainActor":
-        "a test of the forceios article's app",
 }
+
+
+# An article that tests another article's app pastes its blocks into that app's package: the
+# article's `// Tests/MyAppTests/…` files sit beside the other's `// Sources/MyApp/…` ones.
+CONTINUES = {"TestingThePortedTemplate": "PortingTheForceiosTemplate"}
 
 
 class PlanError(Exception):
@@ -111,7 +110,8 @@ def has_statements(lines):
 
 
 def stem(document):
-    return "README" if document == "README.md" else os.path.splitext(os.path.basename(document))[0]
+    name = "README" if document == "README.md" else os.path.splitext(os.path.basename(document))[0]
+    return CONTINUES.get(name, name)
 
 
 def plan(repo):
@@ -119,8 +119,8 @@ def plan(repo):
     placed, manifests = [], []
     for document in documents(repo):
         doc_blocks = blocks(repo, document)
-        local_targets = {PATH_LINE.match(lines[0].strip()).group(2) for _, lines in doc_blocks
-                         if lines and PATH_LINE.match(lines[0].strip())}
+        local_targets = {PATH_LINE.match(lines[0].strip()).group(2) for other in documents(repo) if stem(other) == stem(document)
+                         for _, lines in blocks(repo, other) if lines and PATH_LINE.match(lines[0].strip())}
         for line, lines in doc_blocks:
             first = lines[0].strip() if lines else ""
             entry = {"document": document, "line": line, "lines": lines, "imports": imports(lines)}
