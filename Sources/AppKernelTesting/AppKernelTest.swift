@@ -115,7 +115,7 @@ public final class AppKernelTest {
 
     /// Adds work to do when the test ends, after the checks and the app's termination and before
     /// the scope finishes.
-    package func onFinish(_ finisher: @escaping @MainActor () -> Void) { finishers.append(finisher) }
+    public func onFinish(_ finisher: @escaping @MainActor () -> Void) { finishers.append(finisher) }
 
     /// Ends the test now: lets the work that can run without time moving run, records an issue for
     /// each check that finds something left (``Exhaustivity``), prints what skipped checks would

@@ -14,6 +14,25 @@ import TestSupport
 /// is set): the block runs verbatim, its lines go nowhere else.
 private func print(_ items: Any...) { figure(items.map { "\($0)" }.joined(separator: " ")) }
 
+/// The README's block, as written; a namespace here so its names stay the README's.
+private struct ReadmeLogin {
+    /// Logs a user in with the org's login page, then out. `appSupport`: the app's data folder;
+    /// `consumerKey`, `registeredCallback`: its connected app's; `keyProvider`: its master key's.
+    @MainActor func logInAndOut(appSupport: URL, consumerKey: String, registeredCallback: URL, keyProvider: KeyProvider,
+                                opener: BrowserOpener = .system) async throws -> (UserAccount, UserAccountManager) {
+        let hosts = try LoginHostStorage(directory: appSupport)          // production, sandbox, the user's My Domains
+        let config = OAuthConfig(clientID: consumerKey, redirectURI: registeredCallback,   // http://localhost:1717/OauthRedirect
+                                 loginHost: hosts.selected, scopes: ["api", "refresh_token"])
+        let keys = try KeyRing(dataHome: appSupport, provider: keyProvider)  // .keyFile(application: "MyApp"): the master key in ~/.config/MyApp
+        let accounts = try UserAccountManager(store: FileCredentialStore(root: appSupport, keyRing: keys), transport: SocketTransport())
+        let ada = try await accounts.logIn(config: config, using: .loopback(opener: opener))   // login page in the browser; waits for the redirect
+        let watcher = accounts.observe { event in print(event) }         // willSwitch, willLogout (wipe here), revocationFailed, …
+        await accounts.logout(ada.identity, reason: .userInitiated)      // delete files, revoke (kept and retried if it fails), notify
+        withExtendedLifetime(watcher) {}                                 // observed until here
+        return (ada, accounts)
+    }
+}
+
 @MainActor @Test func readmeLogsInThroughTheLoopbackFlow() async throws {
     let server = try await LoginFormServer.start()
     defer { server.stop() }
@@ -28,18 +47,11 @@ private func print(_ items: Any...) { figure(items.map { "\($0)" }.joined(separa
     let opener = server.browser
     let browsing = Task { try await server.playBrowser(submittingLoginFormAt: try await server.nextAuthorizeRequest(), user: "ada", password: "secret") }
 
-    let hosts = try LoginHostStorage(directory: appSupport)          // production, sandbox, the user's My Domains
-    let config = OAuthConfig(clientID: consumerKey, redirectURI: registeredCallback,   // http://localhost:1717/OauthRedirect
-                             loginHost: hosts.selected, scopes: ["api", "refresh_token"])
-    let keys = try KeyRing(dataHome: appSupport, provider: keyProvider)  // .keyFile(application: "MyApp"): the master key in ~/.config/MyApp
-    let accounts = try UserAccountManager(store: FileCredentialStore(root: appSupport, keyRing: keys), transport: SocketTransport())
-    let ada = try await accounts.logIn(config: config, using: .loopback(opener: opener))   // login page in the browser; waits for the redirect
-    let watcher = accounts.observe { event in print(event) }         // willSwitch, willLogout (wipe here), revocationFailed, …
-    await accounts.logout(ada.identity, reason: .userInitiated)      // delete files, revoke (kept and retried if it fails), notify
+    let (ada, accounts) = try await ReadmeLogin().logInAndOut(appSupport: appSupport, consumerKey: consumerKey, registeredCallback: registeredCallback,
+                                                               keyProvider: keyProvider, opener: opener)
 
     #expect(try await browsing.value.status == 200)
     #expect(ada.userIdentity?.username == "ada@example.com")
     #expect(server.revokeRequests.count == 1)
     #expect(accounts.allAccounts.isEmpty)
-    withExtendedLifetime(watcher) {}
 }

@@ -72,6 +72,21 @@ func makeBootLoader(runtime: URL) -> ContextBootLoader {
     return ContextBootLoader { context in try context.loadManifest(at: runtime, classes: classes) }
 }
 
+/// The guide's launch block, as written; a namespace here so its name stays the guide's.
+private struct PortingAnMPaaSAppLaunch {
+    /// Launches the port, `resources` holding its `MobileRuntime.plist`.
+    @MainActor func launchThePort(on host: SimulatedHost, resources: URL) async throws
+        -> (app: Application, interface: AppFrameworkInterface, loader: ContextBootLoader, keychain: KeychainServiceImpl?) {
+        let loader = makeBootLoader(runtime: resources.appendingPathComponent("MobileRuntime.plist"))
+        let interface = AppFrameworkInterface()
+        let app = try host.launch(delegate: DefaultApplicationDelegate(), interface: interface, bootLoader: loader)
+        let context = try #require(loader.context)
+        try await context.servicesReady()
+        let keychain = context.findService(named: "KeychainService") as? KeychainServiceImpl
+        return (app, interface, loader, keychain)
+    }
+}
+
 @MainActor
 final class PortingAnMPaaSAppTests {
     let resources: URL
@@ -91,12 +106,8 @@ final class PortingAnMPaaSAppTests {
     deinit { try? FileManager.default.removeItem(at: resources) }
 
     @Test func theGuidesPortBootsAsMPaaSWould() async throws {
-        let loader = makeBootLoader(runtime: resources.appendingPathComponent("MobileRuntime.plist"))
-        let interface = AppFrameworkInterface()
-        let app = try host.launch(delegate: DefaultApplicationDelegate(), interface: interface, bootLoader: loader)
+        let (app, interface, loader, keychain) = try await PortingAnMPaaSAppLaunch().launchThePort(on: host, resources: resources)
         let context = try #require(loader.context)
-        try await context.servicesReady()
-        let keychain = context.findService(named: "KeychainService") as? KeychainServiceImpl
         #expect(keychain?.isUnlocked == true)
         #expect(interface.steps == ["before: set up the app's own SDKs", "after: register for push"])
         #expect(context.services.startOrder == ["MigrationService", "KeychainService"], "the run-once group first")

@@ -165,12 +165,15 @@ struct LaunchTimelineTests {
 
 /// The README's systemd snippet, compiled as written (it runs a real process host, so it is not
 /// called here: the ProcessHostTests run one in a child process).
-@MainActor
-private func readmeRunningUnderSystemd() async throws -> Never {
+private struct ReadmeRunningUnderSystemd {
     final class AppDelegate: ApplicationDelegate {}
-    let host = try ProcessHost(delegate: AppDelegate())
-    SDKManager.shared.attach(to: host.application)  // READY=1 waits for its launch phases
-    exit(await host.run())                         // returns after willTerminate
+
+    /// The app under systemd, the SDK manager's launch phases included: call it from `main`.
+    @MainActor func runUnderSystemd() async throws -> Never {
+        let host = try ProcessHost(delegate: AppDelegate())
+        SDKManager.shared.attach(to: host.application)  // READY=1 waits for its launch phases
+        exit(await host.run())                         // returns after willTerminate
+    }
 }
 
 /// `waitUntilReady()`: in-process hosts that map no signal, so nothing touches the test runner's

@@ -12,6 +12,28 @@ import TestSupport
 /// is set): the block runs verbatim, its lines go nowhere else.
 private func print(_ items: Any...) { figure(items.map { "\($0)" }.joined(separator: " ")) }
 
+/// The README's block, as written; a namespace here so its names stay the README's.
+private struct ReadmeSDK {
+    final class AppSDKManager: SDKManager {
+        override func run(_ phase: LaunchPhase) async throws {
+            print("launch phase \(phase)")
+            try await super.run(phase)
+        }
+    }
+
+    /// Sets the SDK up for `app` before it launches; the tokens keep its hooks.
+    @MainActor func setUpSDK(for app: Application, resources: URL, accounts: any AccountManaging) throws -> [ListenerToken] {
+        try AppSDKManager.initializeSDK()                  // SDKManager.shared is now an AppSDKManager
+        let manager = SDKManager.shared
+        manager.configDirectory = resources                 // bootconfig.json, userstore.json, usersyncs.json
+        manager.accountManager = accounts                   // a UserAccountManager
+        var tokens: [ListenerToken] = []                    // a hook lives as long as its token
+        manager.hooks.handle(.passcode) { _ in .return }.store(in: &tokens)   // skip a phase's default work
+        manager.attach(to: app)                             // launches when the app finishes launching
+        return tokens
+    }
+}
+
 extension SharedManagerTests {
     @Test func readmeSDKExample() async throws { try await inOwnScope {
         let resources = try configDirectory(["bootconfig.json": #"{"remoteAccessConsumerKey": "3MVG9-test", "oauthRedirectURI": "testapp://callback"}"#,
@@ -21,19 +43,9 @@ extension SharedManagerTests {
         accounts.add("005A")
         let app = Application(delegate: DefaultApplicationDelegate(), clock: TestClock())
 
-        final class AppSDKManager: SDKManager {
-            override func run(_ phase: LaunchPhase) async throws {
-                print("launch phase \(phase)")
-                try await super.run(phase)
-            }
-        }
-        try AppSDKManager.initializeSDK()                  // SDKManager.shared is now an AppSDKManager
+        let tokens = try ReadmeSDK().setUpSDK(for: app, resources: resources, accounts: accounts)
         let manager = SDKManager.shared
-        manager.configDirectory = resources                 // bootconfig.json, userstore.json, usersyncs.json
-        manager.accountManager = accounts                   // a UserAccountManager
-        var tokens: [ListenerToken] = []                    // a hook lives as long as its token
-        manager.hooks.handle(.passcode) { _ in .return }.store(in: &tokens)   // skip a phase's default work
-        manager.attach(to: app)                             // launches when the app finishes launching
+        #expect(manager is ReadmeSDK.AppSDKManager)
 
         try app.handle(.launch(LaunchOptions(), inBackground: false))
         await manager.automaticLaunch?.value
@@ -45,5 +57,6 @@ extension SharedManagerTests {
         // launch warning now, not silence.
         #expect(app.diagnostics.map(\.kind) == [.settingIgnored])
         try app.handle(.terminate)
+        withExtendedLifetime(tokens) {}
     } }
 }

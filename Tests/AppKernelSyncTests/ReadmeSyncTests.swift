@@ -11,6 +11,26 @@ import TestSupport
 /// is set): the block runs verbatim, its lines go nowhere else.
 private func print(_ items: Any...) { figure(items.map { "\($0)" }.joined(separator: " ")) }
 
+/// The README's block, as written; a namespace here so its names stay the README's.
+private struct ReadmeSync {
+    /// Syncs the contacts down, edits one offline (`id`) and syncs it up. `keys`: the app's `KeyRing`;
+    /// `client`: a logged-in user's; the JSON: the app's userstore.json and usersyncs.json.
+    func syncContacts(keys: KeyRing, dataDirectory: URL, client: RestClient, userstoreJSON: Data, usersyncsJSON: Data,
+                      editing id: String) async throws -> (down: SyncState, up: SyncUpResult) {
+        let key = try keys.dataKey(of: nil, creatingIfMissing: true)      // keys: the app's KeyRing
+        let store = try SmartStore(fileURL: dataDirectory.appendingPathComponent("store.sqlite"), key: SmartStore.EncryptionKey(key))
+        try store.registerSoups(StoreConfig.parseSoups(userstoreJSON))
+        let syncs = try SyncManager(store: store, restClient: client)
+        try syncs.createSyncs(SyncConfig.parseSyncs(usersyncsJSON, soupNames: ["contacts"]))
+        let down = try await syncs.reSync(named: "syncDownContacts") { print($0.status, $0.progress) }
+        try store.updateLocally(inSoup: "contacts", recordId: id, fields: ["Title": "Edited offline"])
+        let up = try await syncs.syncUp(named: "syncUpContacts")          // up.failed: what the server refused
+        try await syncs.cleanResyncGhosts(forName: "syncDownContacts")    // records deleted on the server leave
+        store.close()
+        return (down, up)
+    }
+}
+
 /// The README's MobileSync example, run as written (the proposed README section quotes these
 /// lines).
 struct ReadmeSyncTests {
@@ -34,19 +54,11 @@ struct ReadmeSyncTests {
 
         let keys = try KeyRing(dataHome: dataDirectory, provider: .inMemory(try SecretKey.random()))
 
-        let key = try keys.dataKey(of: nil, creatingIfMissing: true)      // keys: the app's KeyRing
-        let store = try SmartStore(fileURL: dataDirectory.appendingPathComponent("store.sqlite"), key: SmartStore.EncryptionKey(key))
-        try store.registerSoups(StoreConfig.parseSoups(userstoreJSON))
-        let syncs = try SyncManager(store: store, restClient: client)
-        try syncs.createSyncs(SyncConfig.parseSyncs(usersyncsJSON, soupNames: ["contacts"]))
-        let down = try await syncs.reSync(named: "syncDownContacts") { print($0.status, $0.progress) }
-        try store.updateLocally(inSoup: "contacts", recordId: id, fields: ["Title": "Edited offline"])
-        let up = try await syncs.syncUp(named: "syncUpContacts")          // up.failed: what the server refused
-        try await syncs.cleanResyncGhosts(forName: "syncDownContacts")    // records deleted on the server leave
+        let (down, up) = try await ReadmeSync().syncContacts(keys: keys, dataDirectory: dataDirectory, client: client,
+                                                             userstoreJSON: userstoreJSON, usersyncsJSON: usersyncsJSON, editing: id)
 
         #expect(down.status == .done && down.totalSize == 5)
         #expect(up.failed.isEmpty && up.updated == [id])
         #expect(org.record(withID: id)?["Title"] == "Edited offline")
-        store.close()
     }
 }

@@ -15,7 +15,7 @@ private final class AppDelegate: ApplicationDelegate {
 @MainActor @Test func readmeFirstScreenExample() async throws {
     let clock = TestClock()
     let host = SimulatedHost(clock: clock)
-    let app = try host.launch(delegate: AppDelegate())      // willFinish → didFinish → scene connects
+    let app = try host.launch(delegate: DefaultApplicationDelegate())   // willFinish → didFinish → scene connects
     try host.moveToBackground()                              // resign → enter background
     let upload = app.beginBackgroundTask(name: "upload") { /* out of time */ }
     await clock.advance(by: .seconds(30))                    // the expiration handler runs
@@ -88,17 +88,14 @@ struct ReadmeTestingYourApp {
                                   "system.didSuspend"])
 }
 
-// Stand-ins for the names the README's hooks snippet assumes.
-@MainActor private final class Framework: FrameworkInterface {}
-@MainActor private final class Flags {
+// The README's hooks block, as written (its AppDelegate is this file's).
+@MainActor final class Framework: FrameworkInterface {}       // the app's DTFrameworkInterface category
+@MainActor final class Flags {
     var loaded = false
     func load() throws { loaded = true }
 }
-private extension URL {
-    var upgradedToV2: URL { URL(string: absoluteString.replacingOccurrences(of: "/v1/", with: "/v2/")) ?? self }
-}
 
-@MainActor @Test func readmeHooksExample() throws {
+@MainActor @Test func aHookSeesTheURLBeforeEveryoneElse() throws {
     let host = SimulatedHost()
     let flags = Flags()
     let loader = BootLoader()                                    // setupWindow … startLauncher
@@ -106,8 +103,8 @@ private extension URL {
     let app = try host.launch(delegate: AppDelegate(), interface: Framework(), bootLoader: loader)
     var hooks: [ListenerToken] = []                              // a hook lives as long as its token
     app.hooks.handle(.openURL) { request in
-        request.url = request.url.upgradedToV2                    // everything after sees the new URL
-        return .continue
+        request.url = URL(string: request.url.absoluteString.replacingOccurrences(of: "/v1/", with: "/v2/"))!
+        return .continue                                         // everything after sees the new URL
     }.store(in: &hooks)
     app.hookErrorHandler = { error in print(error) }           // names the hook point and the hook
     var opened: [String] = []
@@ -123,6 +120,9 @@ private extension URL {
 /// Every Swift block of the README, DESIGN, Benchmarks/README and the DocC articles appears, line for line
 /// (indentation aside), in a test or an example that compiles it — with its imports at the top
 /// of that file (an `@_spi` import counts) — so the docs cannot drift from code that builds.
+/// A block's first line when it says where the block is pasted (`// Sources/MyApp/…swift`,
+/// `// Tests/…`, `// swift-tools-version:…`; `.ci/snippets`' rule) is not looked for, nor an
+/// import of the user's own targets (`@testable import MyApp`, every `MyApp…`): `.ci/snippets` builds those.
 /// A block not covered yet would be listed by file and first line, with the reason; the list is
 /// empty and must stay so.
 @Test func everyDocumentedSwiftBlockIsCompiledVerbatim() throws {
@@ -135,6 +135,7 @@ private extension URL {
             if trimmed.hasPrefix("@_spi("), let close = trimmed.firstIndex(of: ")") {
                 return trimmed[trimmed.index(after: close)...].trimmingCharacters(in: .whitespaces)
             }
+            if trimmed.hasPrefix("@testable import ") { return String(trimmed.dropFirst("@testable ".count)) }
             return trimmed
         }.filter { !$0.isEmpty }
     }
@@ -157,8 +158,11 @@ private extension URL {
         let name = document.path.replacingOccurrences(of: root.path + "/", with: "")
         for block in text.components(separatedBy: "```swift\n").dropFirst().map({ $0.components(separatedBy: "```")[0] }) {
             blockCount += 1
-            let blockLines = lines(block)
-            let imports = blockLines.filter { $0.hasPrefix("import ") }
+            var blockLines = lines(block)
+            if let first = blockLines.first, first.hasPrefix("// swift-tools-version:") || first.hasPrefix("// Sources/") || first.hasPrefix("// Tests/") {
+                blockLines.removeFirst()
+            }
+            let imports = blockLines.filter { $0.hasPrefix("import ") && !$0.hasPrefix("import MyApp") }   // the user's own targets
             let body = blockLines.filter { !$0.hasPrefix("import ") }
             let covered = sources.contains { source in
                 guard imports.allSatisfy(source.contains), body.count <= source.count else { return false }
@@ -191,7 +195,7 @@ private extension URL {
 }
 
 /// The AppKernel catalog's "Driving the life cycle" article, as written.
-@MainActor @Test func articleDrivingTheLifeCycle() async throws {
+@MainActor @Test func theAppIsSuspendedAfterTheGracePeriodAndComesBack() async throws {
     let clock = TestClock()
     let host = SimulatedHost(clock: clock)
     let app = try host.launch(delegate: DefaultApplicationDelegate())

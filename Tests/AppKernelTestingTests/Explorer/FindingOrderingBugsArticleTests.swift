@@ -52,16 +52,21 @@ struct PrintedPhotoAppTest {
     }
 }
 
-@MainActor
+@Suite(.exploresManySchedules) @MainActor
 struct FindingOrderingBugsArticleTests {
-    @Test(.exploresManySchedules, .reportsProgress) func exploring() async throws {
+    @Test(.reportsProgress) @MainActor func theExplorerFindsTheUploadLeftUncovered() async throws {
         let explorer = LifecycleExplorer(world: { PhotoApp.makeWorld() }, steps: .system, invariants: .standard)
         let report = try await explorer.check(depth: 4, budget: .seconds(30))
         let found = try #require(report.firstViolation)
         #expect(found.invariant == .backgroundWorkCovered)
         #expect(found.schedule.description == "launch; background; +5s")
         print(found.printedTest)
-        // The article's printed test is the one the explorer prints.
+    }
+
+    /// The article's printed test is the one the explorer prints.
+    @Test func thePrintedTestIsTheArticles() async throws {
+        let explorer = LifecycleExplorer(world: { PhotoApp.makeWorld() }, steps: .system, invariants: .standard)
+        let found = try #require(try await explorer.check(depth: 4, budget: .seconds(30)).firstViolation)
         #expect(found.printedTest.contains("""
             func explorerFound_backgroundWorkCovered() async throws {
                 let world = PhotoApp.makeWorld()
@@ -71,10 +76,15 @@ struct FindingOrderingBugsArticleTests {
                 #expect(world.violation(of: .backgroundWorkCovered) == nil)   // launch; background; +5s
             }
             """))
+    }
 
+    @Test @MainActor func theScheduleReplaysAsOneLine() async throws {
+        let explorer = LifecycleExplorer(world: { PhotoApp.makeWorld() }, steps: .system, invariants: .standard)
         let result = try await explorer.replay("launch; background; +5s")
         #expect(result.violates(.backgroundWorkCovered))
+    }
 
+    @Test @MainActor func anInvariantOfYourOwn() async throws {
         let oneScene = ExplorerInvariant("oneScene") { world in
             (world.application?.connectedScenes.count ?? 0) > 1 ? "a second scene connected" : nil
         }
