@@ -52,9 +52,9 @@ struct PrintedPhotoAppTest {
     }
 }
 
-@Suite(.exploresManySchedules) @MainActor
+@Suite(.exploresManySchedules, .reportsProgress) @MainActor
 struct FindingOrderingBugsArticleTests {
-    @Test(.reportsProgress) @MainActor func theExplorerFindsTheUploadLeftUncovered() async throws {
+    @Test @MainActor func theExplorerFindsTheUploadLeftUncovered() async throws {
         let explorer = LifecycleExplorer(world: { PhotoApp.makeWorld() }, steps: .system, invariants: .standard)
         let report = try await explorer.check(depth: 4, budget: .seconds(30))
         let found = try #require(report.firstViolation)
