@@ -1,20 +1,24 @@
 public import AppKernel
 public import Foundation
 
-/// What a launch did, step by step, with start and end on the application's clock — exported as
-/// Chrome trace-event JSON (open it in Perfetto or `chrome://tracing`) or as a text table.
+/// What a launch did, step by step, with start and end on the application's clock — the
+/// pipeline's steps, the phase engines' phases, services' starts and launch gates' waits, and what
+/// failed — exported as Chrome trace-event JSON (open it in Perfetto or `chrome://tracing`), as a
+/// self-contained HTML page that draws it (``html(title:)``) or as a text table.
 @MainActor
 public final class LaunchTimeline {
     /// One step.
     public struct Step: Sendable, Hashable {
         /// What ran (`app.didFinishLaunching`, `bootLoader.setupWindow`, `sdk.auth`).
         public var name: String
-        /// Where it belongs (`pipeline`, `bootLoader`, `sdk`).
+        /// Where it belongs (`pipeline`, `bootLoader`, `sdk`, `service`, `gate`, `failure`).
         public var category: String
         /// When it started.
         public var start: Duration
         /// When it ended.
         public var end: Duration
+        /// Why it failed, or `nil` when it did not.
+        public var failure: String?
         /// How long it took.
         public var duration: Duration { end - start }
     }
@@ -24,14 +28,25 @@ public final class LaunchTimeline {
     private var open: (name: String, start: Duration)?
     private var openPhases: [String: Duration] = [:]
     private var token: ListenerToken?
+    private var activityToken: ListenerToken?
+    private weak var application: Application?
+    private var recordedFrom = Duration.zero
 
     /// Creates an empty timeline.
     public init() {}
 
     /// Records `application` from now until ``finish(at:)``: each pipeline step lasts until the
     /// next one starts; each phase of a phase engine (the BootLoader's, the SDK manager's) from
-    /// its start to its end, as the pipeline reports them (category: the engine's name).
+    /// its start to its end, as the pipeline reports them (category: the engine's name); each
+    /// ``Activity`` (services' starts, launch gates' waits) as it is reported; and, at
+    /// ``finish(at:)``, each failure among the application's diagnostics since now (a failed hook,
+    /// an unhandled error, a refused module) as a step of category `failure` at its time.
     public func record(_ application: Application) {
+        self.application = application
+        recordedFrom = application.uptime
+        activityToken = application.addActivityObserver { [weak self] activity in
+            self?.add(activity.name, category: activity.category, start: activity.start, end: activity.end, failure: activity.failure)
+        }
         token = application.addPipelineObserver { [weak self, weak application] stage, event in
             guard let self, let application, stage != .listeners else { return }
             let now = application.uptime
@@ -50,9 +65,9 @@ public final class LaunchTimeline {
         }
     }
 
-    /// Adds a step measured elsewhere.
-    public func add(_ name: String, category: String, start: Duration, end: Duration) {
-        steps.append(Step(name: name, category: category, start: start, end: end))
+    /// Adds a step measured elsewhere; `failure` says why it failed.
+    public func add(_ name: String, category: String, start: Duration, end: Duration, failure: String? = nil) {
+        steps.append(Step(name: name, category: category, start: start, end: end, failure: failure))
         steps.sort { $0.start < $1.start }
     }
 
@@ -60,7 +75,15 @@ public final class LaunchTimeline {
     public func finish(at time: Duration) {
         closeOpenStep(at: time)
         token = nil
+        activityToken = nil
+        for diagnostic in application?.diagnostics ?? [] where diagnostic.time >= recordedFrom && Self.failureKinds.contains(diagnostic.kind) {
+            add(diagnostic.subject, category: "failure", start: diagnostic.time, end: diagnostic.time, failure: diagnostic.message)
+        }
+        application = nil
     }
+
+    /// The diagnostics that say something failed (the others say something was tolerated).
+    static let failureKinds: Set<Diagnostic.Kind> = [.hookFailed, .unhandledError, .moduleRefused, .reloadFailed, .completionDeadlineExceeded]
 
     private func closeOpenStep(at time: Duration) {
         guard let open else { return }
@@ -79,8 +102,10 @@ public final class LaunchTimeline {
     public func chromeTraceJSON(processID: Int32 = ProcessInfo.processInfo.processIdentifier) -> Data {
         let tracks = Self.tracks(for: steps.map { (Self.micros($0.start), Self.micros($0.end)) })
         let events: [JSONValue] = zip(steps, tracks).map { step, track in
-            ["name": .string(step.name), "cat": .string(step.category), "ph": "X", "ts": .int(Self.micros(step.start)),
-             "dur": .int(Self.micros(step.end) - Self.micros(step.start)), "pid": .int(Int(processID)), "tid": .int(track)]
+            var event: [String: JSONValue] = ["name": .string(step.name), "cat": .string(step.category), "ph": "X", "ts": .int(Self.micros(step.start)),
+                                              "dur": .int(Self.micros(step.end) - Self.micros(step.start)), "pid": .int(Int(processID)), "tid": .int(track)]
+            if let failure = step.failure { event["args"] = ["failure": .string(failure)] }
+            return .object(event)
         }
         let document: JSONValue = ["traceEvents": .array(events), "displayTimeUnit": "ms"]
         return Data(document.description.utf8)

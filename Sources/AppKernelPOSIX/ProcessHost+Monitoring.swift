@@ -38,7 +38,10 @@ extension ProcessHost {
     func exportTimeline(launchStart: Duration) {
         guard let path = configuration.environment["APPKERNEL_TRACE"], !path.isEmpty else { return }
         do {
-            try timeline.chromeTraceJSON().write(to: URL(fileURLWithPath: path), options: .atomic)
+            // `.html`: the page that draws it; anything else: Chrome trace-event JSON (Perfetto).
+            let contents = path.lowercased().hasSuffix(".html") || path.lowercased().hasSuffix(".htm")
+                ? Data(timeline.html(title: "Launch of \(ProcessInfo.processInfo.processName)").utf8) : timeline.chromeTraceJSON()
+            try contents.write(to: URL(fileURLWithPath: path), options: .atomic)
             timelineExport = .written(path: path)
             configuration.log.log(.info, "launch timeline written to \(path)")
         } catch {

@@ -125,6 +125,8 @@ public final class Application {
     var remoteNotificationsRequested = false
     var launchGates: [LaunchGate] = []
     var nextLaunchGateID = 1
+    /// Who hears what took time (``Activity``): a host's launch timeline (Application+Activities.swift).
+    let activityObservers = ObserverList<Activity>()
     var nextSessionNumber = 1
 
     // Dispatch: one event at a time, later ones queued FIFO; listeners by event name, of every

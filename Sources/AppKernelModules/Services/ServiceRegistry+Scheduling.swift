@@ -133,8 +133,14 @@ extension ServiceRegistry {
         guard graph.state(of: slot) == .starting, let instance = entries[slot].instance else { return }
         entries[slot].call?.worker = worker
         var failure: (any Error)?
+        let begun = application?.observesActivities == true ? application?.uptime : nil
         do { try await instance.start() } catch { failure = error }
-        guard graph.state(of: slot) == .starting, endCall(slot) != nil else { return }
+        let counts = graph.state(of: slot) == .starting && endCall(slot) != nil
+        if let begun, let application {
+            let outcome = failure.map { "\($0)" } ?? (counts ? nil : "its outcome came too late to count (timed out or unregistered)")
+            application.reportActivity(Activity(name: graph.name(of: slot), category: "service", start: begun, end: application.uptime, failure: outcome))
+        }
+        guard counts else { return }
         if let failure {
             fail(slot, .startFailed, detail: "\(failure)")
             return
