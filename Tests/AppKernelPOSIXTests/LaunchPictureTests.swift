@@ -73,14 +73,7 @@ struct LaunchPictureTests {
     }
 
     @Test func theProcessHostWritesThePageWhenThePathEndsInHTML() async throws {
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("launch-\(UUID().uuidString).html")
-        defer { try? FileManager.default.removeItem(at: file) }
-        let child = try ChildProcess(executable: "ProcessHostDemo", environment: ["APPKERNEL_TRACE": file.path])
-        #expect(await child.waitForLine("scene.didBecomeActive"))
-        #expect(await child.waitUntil { _, _ in FileManager.default.fileExists(atPath: file.path) })
-        child.send(SIGTERM)
-        #expect(await child.waitForExit() == 0)
-        let page = try String(contentsOf: file, encoding: .utf8)
+        let page = String(decoding: try await ProcessHostInputsTests.demoTrace(named: "launch.html"), as: UTF8.self)
         #expect(page.contains("<title>Launch of ProcessHostDemo</title>"))
         for step in ["app.willFinishLaunching", "bootLoader.setupWindow", "bootLoader.startLauncher", "scene-1.sceneWillConnect"] {
             #expect(page.contains(">\(step) "), "\(step)")

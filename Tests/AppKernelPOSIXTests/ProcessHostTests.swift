@@ -192,15 +192,22 @@ struct ProcessHostInputsTests {
         #expect(await child.waitForExit() == 0)
     }
 
-    @Test func theLaunchTimelineIsWrittenAsChromeTraceJSON() async throws {
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("trace-\(UUID().uuidString).json")
+    /// What ProcessHostDemo writes to `APPKERNEL_TRACE` (a file named like `name` in the temporary
+    /// directory, removed after) when it has launched and been sent SIGTERM.
+    static func demoTrace(named name: String) async throws -> Data {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("\(UUID().uuidString)-\(name)")
         defer { try? FileManager.default.removeItem(at: file) }
         let child = try ChildProcess(executable: "ProcessHostDemo", environment: ["APPKERNEL_TRACE": file.path])
         #expect(await child.waitForLine("scene.didBecomeActive"))
         #expect(await child.waitUntil { _, _ in FileManager.default.fileExists(atPath: file.path) })
         child.send(SIGTERM)
         #expect(await child.waitForExit() == 0)
-        let document = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: file)) as? [String: Any])
+        return try Data(contentsOf: file)
+    }
+
+    @Test func theLaunchTimelineIsWrittenAsChromeTraceJSON() async throws {
+        let trace = try await Self.demoTrace(named: "trace.json")
+        let document = try #require(try JSONSerialization.jsonObject(with: trace) as? [String: Any])
         let events = try #require(document["traceEvents"] as? [[String: Any]])
         let names = events.compactMap { $0["name"] as? String }
         for expected in ["app.willFinishLaunching", "app.didFinishLaunching", "bootLoader.setupWindow", "bootLoader.startLauncher",
