@@ -39,10 +39,6 @@ DECLARATION = re.compile(r"^(@|->|where\b|import\b|func\b|struct\b|class\b|final
 # Blocks not pasteable yet, each with why: skipped by the build and listed by it. Keys are
 # "<document>:<first line of the block>". README may have none (SnippetsPasteTests checks).
 NOT_YET = {
-    "Sources/AppKernelPOSIX/AppKernelPOSIX.docc/RunningUnderSystemd.md:@MainActor":
-        "no imports, and AppDelegate and reloadSettings() are the app's (the POSIX catalog is another part of issue 35)",
-    "Sources/AppKernelPOSIX/AppKernelPOSIX.docc/RunningUnderSystemd.md:/// The master key: systemd's credential `accountsapp.key` when the unit passes one, else the":
-        "no imports (the POSIX catalog is another part of issue 35)",
 }
 
 

@@ -104,3 +104,21 @@ struct LaunchPictureTests {
         }
     }
 }
+
+/// The README's pictures: both PNGs and the pages they are made from are committed, and the
+/// README shows them at the top (`.ci/run` checks each PNG is what its page gives).
+struct ReadmePictureTests {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    @Test func theReadmeShowsTheLaunchAndThePipelineAtTheTop() throws {
+        let readme = try String(contentsOf: Self.root.appendingPathComponent("README.md"), encoding: .utf8)
+        let top = readme.components(separatedBy: "**Contents.**")[0]
+        for picture in ["launch", "pipeline"] {
+            #expect(top.contains("<img src=\"Examples/Pictures/\(picture).png\""), "\(picture).png above the contents")
+            let png = try Data(contentsOf: Self.root.appendingPathComponent("Examples/Pictures/\(picture).png"))
+            #expect(Chromium.pngSize(png).map { $0.0 == 1200 } == true, "\(picture).png is a 1200-pixel-wide PNG")
+            let page = try String(contentsOf: Self.root.appendingPathComponent("Examples/Pictures/\(picture).html"), encoding: .utf8)
+            #expect(page.contains("<svg") && !page.contains("<script"))
+        }
+    }
+}

@@ -29,12 +29,16 @@ func openKeyRing(dataHome: URL, environment: [String: String] = ProcessInfo.proc
     return try KeyRing(dataHome: dataHome, provider: provider)
 }
 
-/// The app's own settings reload the article's snippet calls.
-@MainActor private func reloadSettings() {}
+// The app's own delegate and settings reload, as the article shows them.
+@MainActor
+final class AppDelegate: ApplicationDelegate {}
+
+/// Reads the app's settings again (on SIGHUP).
+@MainActor
+func reloadSettings() {}
 
 @MainActor
 struct RunningUnderSystemdArticle {
-    final class AppDelegate: ApplicationDelegate {}
     struct Silent: LogHandler { func log(_ level: LogLevel, _ message: String) {} }
 
     @MainActor
@@ -77,9 +81,11 @@ struct RunningUnderSystemdArticle {
         func lines(_ text: String) -> [String] { text.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) } }
         let sourceLines = lines(source)
         let blocks = text.components(separatedBy: "```swift\n").dropFirst().map { $0.components(separatedBy: "```")[0] }
-        #expect(blocks.count == 2)
+        #expect(blocks.count == 3)
         for block in blocks {
-            let wanted = lines(block)
+            // Its path line and imports say where it goes in the user's package (.ci/snippets pastes it so).
+            let wanted = lines(block).filter { !$0.hasPrefix("// Sources/") && !$0.hasPrefix("import ") }
+                .drop { $0.isEmpty }.map { $0 }
             let found = sourceLines.indices.contains { start in Array(sourceLines[start...].prefix(wanted.count)) == wanted }
             #expect(found, "not compiled here as written:\n\(block)")
         }
