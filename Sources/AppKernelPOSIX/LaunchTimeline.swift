@@ -38,7 +38,7 @@ public final class LaunchTimeline {
     /// Records `application` from now until ``finish(at:)``: each pipeline step lasts until the
     /// next one starts; each phase of a phase engine (the BootLoader's, the SDK manager's) from
     /// its start to its end, as the pipeline reports them (category: the engine's name); each
-    /// ``Activity`` (services' starts, launch gates' waits) as it is reported; and, at
+    /// `Activity` (services' starts, launch gates' waits) as it is reported; and, at
     /// ``finish(at:)``, each failure among the application's diagnostics since now (a failed hook,
     /// an unhandled error, a refused module) as a step of category `failure` at its time.
     public func record(_ application: Application) {
