@@ -80,6 +80,9 @@ open class ExplorerWorld {
         public internal(set) var isDone = false
         /// The names of the services it depends on (a service's).
         public internal(set) var dependencies: [String] = []
+        /// The services it depends on, as tracked when it was: a dependency's name means the work of
+        /// that name tracked last before it — a relaunch's services are not an earlier launch's.
+        var dependencyWorks: [String: TrackedWork] = [:]
         /// Whether it was still running when the app that started it was suspended.
         public internal(set) var ranWhileSuspended = false
         /// Whether it is a service — work that lives as long as the app (a sync loop), exempt from
@@ -220,13 +223,18 @@ open class ExplorerWorld {
                                                           dependencies: [String] = []) {
         let work = TrackedWork(name: name, isService: isService, application: application)
         work.dependencies = dependencies
+        for name in dependencies { work.dependencyWorks[name] = trackedWork.last { $0.isService && $0.name == name } }
         trackedWork.append(work)
         Task { @MainActor [weak self, weak work] in
             _ = await task.result
             guard let work else { return }
             work.isDone = true
             // A service that stops while a service using it still runs stopped too early.
-            if let self, let dependent = self.trackedWork.first(where: { $0.isService && !$0.isDone && $0.dependencies.contains(work.name) }) {
+            // (Its dependents are the services that named it and were tracked after it — not those of
+            // a later launch that reuse its name, whose stop may come after that launch began.)
+            if let self, let dependent = self.trackedWork.first(where: {
+                $0.isService && !$0.isDone && $0.dependencies.contains(work.name) && ($0.dependencyWorks[work.name].map { $0 === work } ?? true)
+            }) {
                 self.servicesStoppedEarly.append("'\(work.name)' stopped while '\(dependent.name)', which depends on it, still ran")
             }
         }
