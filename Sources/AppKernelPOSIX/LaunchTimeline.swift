@@ -80,6 +80,21 @@ public final class LaunchTimeline {
             add(diagnostic.subject, category: "failure", start: diagnostic.time, end: diagnostic.time, failure: diagnostic.message)
         }
         application = nil
+        markFailedSteps()
+    }
+
+    /// A failure named like a step it falls within (a phase that failed) becomes that step's:
+    /// the bar is drawn failed, with the message, and the separate mark goes.
+    private func markFailedSteps() {
+        var marks: [Int] = []
+        for (index, mark) in steps.enumerated() where mark.category == "failure" && mark.start == mark.end {
+            guard let owner = steps.indices.last(where: {
+                steps[$0].category != "failure" && steps[$0].name == mark.name && steps[$0].start <= mark.start && mark.start <= steps[$0].end
+            }) else { continue }
+            steps[owner].failure = steps[owner].failure ?? mark.failure
+            marks.append(index)
+        }
+        for index in marks.reversed() { steps.remove(at: index) }
     }
 
     /// The diagnostics that say something failed (the others say something was tolerated).

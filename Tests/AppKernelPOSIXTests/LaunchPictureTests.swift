@@ -72,6 +72,23 @@ struct LaunchPictureTests {
         #expect(step.name == "cache" && step.duration == .milliseconds(4) && step.failure == nil)
     }
 
+    @Test func aFailedPhaseIsDrawnRedWithItsMessage() throws {
+        struct NoWindow: Error, CustomStringConvertible { var description: String { "no display to show a window on" } }
+        let clock = TestClock()
+        let loader = BootLoader()
+        _ = loader.engine.replace(.setupWindow, body: .sync { _ in clock.simulateWork(for: .milliseconds(1)); throw NoWindow() })
+        let app = Application(delegate: DefaultApplicationDelegate(), bootLoader: loader, clock: clock)
+        let timeline = LaunchTimeline()
+        timeline.record(app)
+        try app.handle(.launch(LaunchOptions(), inBackground: false))
+        timeline.finish(at: app.uptime)
+        let phase = try #require(timeline.steps.first { $0.name == "bootLoader.setupWindow" })
+        #expect(phase.duration == .milliseconds(1))
+        #expect(phase.failure?.contains("no display to show a window on") == true, "\(timeline.steps)")
+        #expect(!timeline.steps.contains { $0.category == "failure" && $0.name == "bootLoader.setupWindow" }, "the mark became the bar's")
+        #expect(timeline.html().contains("fill=\"\(Self.failureColour)\" stroke=\"#fff\" stroke-width=\"1\"/><text x=\"3\" y=\"13\" fill=\"#fff\">bootLoader.setupWindow"))
+    }
+
     @Test func theProcessHostWritesThePageWhenThePathEndsInHTML() async throws {
         let page = String(decoding: try await ProcessHostInputsTests.demoTrace(named: "launch.html"), as: UTF8.self)
         #expect(page.contains("<title>Launch of ProcessHostDemo</title>"))

@@ -5,7 +5,8 @@
 public struct Activity: Sendable, Hashable {
     /// What ran (the service's or the gate's name).
     public var name: String
-    /// What kind of work it was (`service`, `gate`).
+    /// What kind of work it was (`service`, `gate`; `failure` for a phase that failed — named
+    /// `<engine>.<phase>`, at the moment it failed).
     public var category: String
     /// When it started, on the application's clock.
     public var start: Duration

@@ -307,6 +307,11 @@ public final class PhaseEngine<Phase: HookPoint> {
         let failure = PhaseError(engine: name, phase: step.phase.hookPointName, cause: cause)
         state = .failed(step.phase)
         lastFailure = failure
+        if let application = run.application, application.observesActivities {   // a timeline draws the phase red
+            let now = application.uptime
+            application.reportActivity(Activity(name: "\(name).\(step.phase.hookPointName)", category: "failure", start: now, end: now,
+                                                failure: failure.description))
+        }
         run.application?.observe(.phases(name), .phaseEnded(step.phase.hookPointName))
         complete(run, failure)
     }
