@@ -2,36 +2,60 @@ public import AppKernel
 public import Foundation
 
 /// What a launch did, step by step, with start and end on the application's clock — exported as
-/// Chrome trace-event JSON (open it in Perfetto or `chrome://tracing`) or as a text table.
+/// Chrome trace-event JSON (open it in Perfetto or `chrome://tracing`), as a self-contained HTML
+/// picture (``html(title:)``) or as a text table.
 @MainActor
 public final class LaunchTimeline {
     /// One step.
     public struct Step: Sendable, Hashable {
-        /// What ran (`app.didFinishLaunching`, `bootLoader.setupWindow`, `sdk.auth`).
+        /// What ran (`app.didFinishLaunching`, `bootLoader.setupWindow`, `sdk.auth`,
+        /// `didFinishLaunching.before:warmCache`, a service's or a gate's name).
         public var name: String
-        /// Where it belongs (`pipeline`, `bootLoader`, `sdk`).
+        /// Where it belongs: `pipeline`, a phase engine's name (`bootLoader`, `sdk`), or an
+        /// ``Activity/Kind`` (`hook`, `service`, `gate`).
         public var category: String
         /// When it started.
         public var start: Duration
         /// When it ended.
         public var end: Duration
+        /// Why it failed — its error's message — or `nil` when it did not.
+        public var failure: String?
         /// How long it took.
         public var duration: Duration { end - start }
+
+        /// Creates a step.
+        public init(name: String, category: String, start: Duration, end: Duration, failure: String? = nil) {
+            self.name = name
+            self.category = category
+            self.start = start
+            self.end = end
+            self.failure = failure
+        }
     }
 
     /// The steps, in start order.
     public private(set) var steps: [Step] = []
     private var open: (name: String, start: Duration)?
     private var openPhases: [String: Duration] = [:]
+    private var phaseFailures: [String: String] = [:]
+    private var openActivities: [Activity: Duration] = [:]
     private var token: ListenerToken?
+    private var activityToken: ListenerToken?
 
     /// Creates an empty timeline.
     public init() {}
 
     /// Records `application` from now until ``finish(at:)``: each pipeline step lasts until the
     /// next one starts; each phase of a phase engine (the BootLoader's, the SDK manager's) from
-    /// its start to its end, as the pipeline reports them (category: the engine's name).
+    /// its start to its end, as the pipeline reports them (category: the engine's name); each
+    /// hook, service start and launch gate as the application's activity observers hear it
+    /// (category: `hook`, `service`, `gate`), and each failure among them and the phases with
+    /// its message (``Step/failure``).
     public func record(_ application: Application) {
+        activityToken = application.addActivityObserver { [weak self, weak application] event in
+            guard let self, let application else { return }
+            self.heard(event, at: application.uptime)
+        }
         token = application.addPipelineObserver { [weak self, weak application] stage, event in
             guard let self, let application, stage != .listeners else { return }
             let now = application.uptime
@@ -40,7 +64,9 @@ public final class LaunchTimeline {
                 case .phase(let name): self.openPhases["\(engine).\(name)"] = now
                 case .phaseEnded(let name):
                     let key = "\(engine).\(name)"
-                    if let start = self.openPhases.removeValue(forKey: key) { self.add(key, category: engine, start: start, end: now) }
+                    if let start = self.openPhases.removeValue(forKey: key) {
+                        self.add(key, category: engine, start: start, end: now, failure: self.phaseFailures.removeValue(forKey: key))
+                    }
                 default: break
                 }
                 return
@@ -50,16 +76,32 @@ public final class LaunchTimeline {
         }
     }
 
-    /// Adds a step measured elsewhere.
-    public func add(_ name: String, category: String, start: Duration, end: Duration) {
-        steps.append(Step(name: name, category: category, start: start, end: end))
+    /// Adds a step measured elsewhere (`failure`: its error's message, when it failed).
+    public func add(_ name: String, category: String, start: Duration, end: Duration, failure: String? = nil) {
+        steps.append(Step(name: name, category: category, start: start, end: end, failure: failure))
         steps.sort { $0.start < $1.start }
+    }
+
+    private func heard(_ event: ActivityEvent, at now: Duration) {
+        switch event {
+        case .started(let activity):
+            openActivities[activity] = now
+        case .ended(let activity):
+            let start = openActivities.removeValue(forKey: activity) ?? now
+            add(activity.name, category: activity.kind.rawValue, start: start, end: now)
+        case .failed(let activity, let message) where activity.kind == .phase:
+            phaseFailures[activity.name] = message   // the phase's step ends with the pipeline's `phaseEnded`
+        case .failed(let activity, let message):
+            let start = openActivities.removeValue(forKey: activity) ?? now
+            add(activity.name, category: activity.kind.rawValue, start: start, end: now, failure: message)
+        }
     }
 
     /// Ends the recording.
     public func finish(at time: Duration) {
         closeOpenStep(at: time)
         token = nil
+        activityToken = nil
     }
 
     private func closeOpenStep(at time: Duration) {
@@ -69,7 +111,8 @@ public final class LaunchTimeline {
     }
 
     /// Chrome trace-event JSON: one complete (`"ph": "X"`) event per step, times in microseconds
-    /// (each duration is end minus start in whole microseconds, so contiguous steps add up exactly).
+    /// (each duration is end minus start in whole microseconds, so contiguous steps add up exactly);
+    /// a failed step carries its message in `args.failure`.
     ///
     /// Complete events on one thread must nest — Perfetto and chrome://tracing draw slices that
     /// overlap without nesting wrongly — and the launch's steps need not (an SDK phase that ends
@@ -79,8 +122,10 @@ public final class LaunchTimeline {
     public func chromeTraceJSON(processID: Int32 = ProcessInfo.processInfo.processIdentifier) -> Data {
         let tracks = Self.tracks(for: steps.map { (Self.micros($0.start), Self.micros($0.end)) })
         let events: [JSONValue] = zip(steps, tracks).map { step, track in
-            ["name": .string(step.name), "cat": .string(step.category), "ph": "X", "ts": .int(Self.micros(step.start)),
-             "dur": .int(Self.micros(step.end) - Self.micros(step.start)), "pid": .int(Int(processID)), "tid": .int(track)]
+            var event: [String: JSONValue] = ["name": .string(step.name), "cat": .string(step.category), "ph": "X", "ts": .int(Self.micros(step.start)),
+                                              "dur": .int(Self.micros(step.end) - Self.micros(step.start)), "pid": .int(Int(processID)), "tid": .int(track)]
+            if let failure = step.failure { event["args"] = ["failure": .string(failure)] }
+            return .object(event)
         }
         let document: JSONValue = ["traceEvents": .array(events), "displayTimeUnit": "ms"]
         return Data(document.description.utf8)
