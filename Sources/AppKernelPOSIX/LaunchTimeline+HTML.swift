@@ -134,28 +134,85 @@ extension LaunchTimeline {
     }
 }
 
-/// Where each step's bar goes: its track (``LaunchTimeline/tracks(for:)``) and, inside it, one
-/// row per level of nesting; times in microseconds, drawn on a fixed width.
+/// Where each step's bar goes. Steps are drawn in lanes — the pipeline, each phase engine,
+/// services, hooks no phase or pipeline step owns, launch gates — with a hook in the lane of the phase or
+/// pipeline step it ran in (the step named after its point that contains it). Inside a lane, each
+/// step goes on the track ``LaunchTimeline/tracks(for:)`` gives it and one row further down for
+/// each step of that track it lies inside, so what nests is drawn nested. Times are in
+/// microseconds, drawn on a fixed width.
 @MainActor
 private struct HTMLLayout {
     let steps: [LaunchTimeline.Step]
     /// Each step's row, from 0 at the top.
     let rows: [Int]
     let rowCount: Int
+    /// Each lane's name and first row, top to bottom.
+    let lanes: [(name: String, firstRow: Int, rowCount: Int)]
     /// The last end.
     let total: Duration
 
-    static let width = 1160, left = 8, plotWidth = 1140, axisHeight = 28, rowHeight = 24
+    static let width = 1160, left = 112, plotWidth = 1040, axisHeight = 28, rowHeight = 22, laneGap = 6
 
     init(steps: [LaunchTimeline.Step]) {
         self.steps = steps
         let intervals = steps.map { (start: LaunchTimeline.micros($0.start), end: LaunchTimeline.micros($0.end)) }
+        let laneOfStep = Self.lanes(of: steps, intervals)
+        var laneNames: [String] = []
+        for lane in laneOfStep where !laneNames.contains(lane) { laneNames.append(lane) }
+        let order = ["pipeline"] + laneNames.filter { !["pipeline", "services", "hooks", "gates"].contains($0) } + ["services", "hooks", "gates"]
+        laneNames = order.filter(laneNames.contains)
+        var rows = Array(repeating: 0, count: steps.count)
+        var lanes: [(name: String, firstRow: Int, rowCount: Int)] = []
+        var next = 0
+        for lane in laneNames {
+            // The lane's own steps first, so that a hook as long as its phase goes under it.
+            let members = steps.indices.filter { laneOfStep[$0] == lane && steps[$0].category == lane }
+                + steps.indices.filter { laneOfStep[$0] == lane && steps[$0].category != lane }
+            let local = Self.rows(for: members.map { intervals[$0] })
+            for (member, row) in zip(members, local) { rows[member] = next + row }
+            let count = (local.max() ?? 0) + 1
+            lanes.append((lane, next, count))
+            next += count
+        }
+        self.rows = rows
+        self.lanes = lanes
+        rowCount = next
+        total = steps.map(\.end).max() ?? .zero
+    }
+
+    /// The lane of each step (see the type's comment).
+    private static func lanes(of steps: [LaunchTimeline.Step], _ intervals: [(start: Int, end: Int)]) -> [String] {
+        func own(_ step: LaunchTimeline.Step) -> String? {
+            ["hook", "service", "gate"].contains(step.category) ? nil : step.category
+        }
+        func contains(_ outer: Int, _ inner: Int) -> Bool {
+            intervals[outer].start <= intervals[inner].start && intervals[inner].end <= intervals[outer].end
+        }
+        return steps.indices.map { index in
+            let step = steps[index]
+            if let lane = own(step) { return lane }
+            switch step.category {
+            case "hook":
+                let point = step.name.split(separator: ".", maxSplits: 1).first.map(String.init) ?? step.name
+                let owner = steps.indices.first { own(steps[$0]) != nil && steps[$0].name.hasSuffix(".\(point)") && contains($0, index) }
+                return owner.flatMap { own(steps[$0]) } ?? "hooks"
+            case "service":
+                return "services"
+            default:
+                return "gates"
+            }
+        }
+    }
+
+    /// The rows of one lane's intervals: each one's track, one row further down per interval of
+    /// that track it lies inside; tracks one under the other, each as deep as its deepest interval.
+    private static func rows(for intervals: [(start: Int, end: Int)]) -> [Int] {
         let tracks = LaunchTimeline.tracks(for: intervals)
-        // The depth of each step in its track: how many of the track's steps still open contain it.
-        var depths = Array(repeating: 0, count: steps.count)
-        var open: [Int: [Int]] = [:]   // per track, the ends of the steps still open
+        var depths = Array(repeating: 0, count: intervals.count)
+        var open: [Int: [Int]] = [:]   // per track, the ends of the intervals still open
         let order = intervals.indices.sorted {
-            intervals[$0].start != intervals[$1].start ? intervals[$0].start < intervals[$1].start : intervals[$0].end > intervals[$1].end
+            intervals[$0].start != intervals[$1].start ? intervals[$0].start < intervals[$1].start
+                : intervals[$0].end != intervals[$1].end ? intervals[$0].end > intervals[$1].end : $0 < $1
         }
         for index in order {
             var stack = open[tracks[index], default: []]
@@ -164,16 +221,13 @@ private struct HTMLLayout {
             stack.append(intervals[index].end)
             open[tracks[index]] = stack
         }
-        // Tracks one under the other, each as deep as its deepest step.
         var firstRow: [Int: Int] = [:]
         var next = 0
         for track in Set(tracks).sorted() {
             firstRow[track] = next
             next += (zip(tracks, depths).filter { $0.0 == track }.map(\.1).max() ?? 0) + 1
         }
-        rows = steps.indices.map { firstRow[tracks[$0], default: 0] + depths[$0] }
-        rowCount = next
-        total = steps.map(\.end).max() ?? .zero
+        return intervals.indices.map { firstRow[tracks[$0], default: 0] + depths[$0] }
     }
 
     /// The x coordinate of `micros`.
@@ -182,20 +236,29 @@ private struct HTMLLayout {
         return Double(Self.left) + Double(Self.plotWidth) * Double(micros) / Double(span)
     }
 
+    /// The y coordinate of `row`: lanes are `laneGap` apart.
+    private func y(_ row: Int) -> Int {
+        let lane = lanes.lastIndex { $0.firstRow <= row } ?? 0
+        return Self.axisHeight + row * Self.rowHeight + lane * Self.laneGap
+    }
+
     private static func format(_ value: Double) -> String { String(format: "%.1f", value) }
 
     func svg() -> String {
-        let height = Self.axisHeight + rowCount * Self.rowHeight + 8
-        var svg = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"\(Self.width)\" height=\(quoted(height)) "
+        let height = y(rowCount) + 4
+        var svg = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"\(Self.width)\" height=\"\(height)\" "
         svg += "viewBox=\"0 0 \(Self.width) \(height)\" font-family=\"sans-serif\" font-size=\"11\" role=\"img\">\n"
+        for (index, lane) in lanes.enumerated() {
+            let top = y(lane.firstRow) - 2, height = lane.rowCount * Self.rowHeight + 2
+            svg += "<rect x=\"0\" y=\"\(top)\" width=\"\(Self.width)\" height=\"\(height)\" fill=\"\(index % 2 == 0 ? "#f6f6f6" : "#fff")\"/>"
+            svg += "<text x=\"4\" y=\"\(top + 16)\" fill=\"#444\" font-weight=\"bold\">\(LaunchTimeline.escaped(lane.name))</text>\n"
+        }
         svg += axis(height: height)
         for (step, row) in zip(steps, rows) {
             svg += bar(step, row: row)
         }
         return svg + "</svg>\n"
     }
-
-    private func quoted(_ value: Int) -> String { "\"\(value)\"" }
 
     /// The time axis: a tick and a label every 1, 2 or 5 × 10ⁿ ms, at most about ten of them.
     private func axis(height: Int) -> String {
@@ -225,20 +288,26 @@ private struct HTMLLayout {
         return String(format: "%.\(decimals)f", millis)
     }
 
+    /// `duration` in milliseconds, short: at most three decimals, trailing zeros dropped (`58`, `0.25`).
+    private static func short(_ duration: Duration) -> String {
+        var text = LaunchTimeline.milliseconds(duration)
+        while text.hasSuffix("0") { text.removeLast() }
+        if text.hasSuffix(".") { text.removeLast() }
+        return text
+    }
+
     /// One step's bar: a nested `svg` that clips its label to the bar, and a tooltip.
     private func bar(_ step: LaunchTimeline.Step, row: Int) -> String {
         let start = x(LaunchTimeline.micros(step.start))
         let width = max(x(LaunchTimeline.micros(step.end)) - start, 2)
-        let y = Self.axisHeight + row * Self.rowHeight
         let fill = step.failure == nil ? LaunchTimeline.colour(of: step.category) : LaunchTimeline.failureColour
         let textColour = step.failure == nil ? "#111" : "#fff"
         let mark = step.failure == nil ? "" : "✕ "
-        let label = "\(mark)\(step.name) · \(LaunchTimeline.milliseconds(step.duration)) ms" + (step.failure.map { " — failed: \($0)" } ?? "")
-        let tooltip = label
-        var svg = "<svg x=\"\(Self.format(start))\" y=\"\(y)\" width=\"\(Self.format(width))\" height=\"\(Self.rowHeight - 2)\">"
-        svg += "<title>\(LaunchTimeline.escaped(tooltip))</title>"
+        let label = "\(mark)\(step.name) · \(Self.short(step.duration)) ms" + (step.failure.map { " — failed: \($0)" } ?? "")
+        var svg = "<svg x=\"\(Self.format(start))\" y=\"\(y(row))\" width=\"\(Self.format(width))\" height=\"\(Self.rowHeight - 2)\">"
+        svg += "<title>\(LaunchTimeline.escaped(label))</title>"
         svg += "<rect width=\"100%\" height=\"100%\" rx=\"2\" fill=\"\(fill)\" stroke=\"#0004\"/>"
-        svg += "<text x=\"4\" y=\"15\" fill=\"\(textColour)\">\(LaunchTimeline.escaped(label))</text></svg>\n"
+        svg += "<text x=\"4\" y=\"14\" fill=\"\(textColour)\">\(LaunchTimeline.escaped(label))</text></svg>\n"
         return svg
     }
 }

@@ -133,10 +133,12 @@ public final class LaunchTimeline {
 
     /// A track (from 1) for each interval, such that the intervals on one track nest or follow
     /// each other: taken by start, longer first (so a parent comes before what it contains), each
-    /// goes on the first track whose innermost interval still open contains it.
+    /// goes on the first track whose innermost interval still open contains it (of two equal
+    /// intervals, the first given is the outer one).
     static func tracks(for intervals: [(start: Int, end: Int)]) -> [Int] {
         let order = intervals.indices.sorted {
-            intervals[$0].start != intervals[$1].start ? intervals[$0].start < intervals[$1].start : intervals[$0].end > intervals[$1].end
+            intervals[$0].start != intervals[$1].start ? intervals[$0].start < intervals[$1].start
+                : intervals[$0].end != intervals[$1].end ? intervals[$0].end > intervals[$1].end : $0 < $1
         }
         var open: [[Int]] = []   // per track, the ends of the intervals still open, innermost last
         var tracks = Array(repeating: 0, count: intervals.count)
