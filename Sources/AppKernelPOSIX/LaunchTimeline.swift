@@ -12,7 +12,7 @@ public final class LaunchTimeline {
         /// `didFinishLaunching.before:warmCache`, a service's or a gate's name).
         public var name: String
         /// Where it belongs: `pipeline`, a phase engine's name (`bootLoader`, `sdk`), or an
-        /// ``Activity/Kind`` (`hook`, `service`, `gate`).
+        /// AppKernel `Activity.Kind` (`hook`, `service`, `gate`).
         public var category: String
         /// When it started.
         public var start: Duration

@@ -169,8 +169,9 @@ public final class PhaseEngine<Phase: HookPoint> {
             return completion(PhaseError(engine: name, phase: nil, cause: .alreadyRunning))
         }
         let selected = only.map { only in steps.filter { only.contains($0.phase) } } ?? steps
-        // The phases' hooks are reported to the application's activity observers, whoever owns the registry.
-        if let application, hooks.activities == nil { hooks.activities = application.activities }
+        // The phases' hooks are reported to the activity observers of the application they run
+        // under, whoever owns the registry (the SDK manager has its own).
+        if let application { hooks.activities = application.activities }
         let run = Run(payload: payload, hooks: hooks, application: application, now: now, completion: completion)
         self.run = run
         timeline = []
