@@ -119,6 +119,12 @@ struct LaunchPictureTests {
         #expect(page.contains("a &quot;quoted&quot; &amp; &#39;single&#39; &lt;step&gt;"))
     }
 
+    @Test func anEmptyTimelineStillMakesAPage() {
+        let page = LaunchTimeline().html(title: "nothing yet")
+        #expect(page.hasPrefix("<!DOCTYPE html>") && page.contains("<svg") && page.contains("0 steps"))
+        #expect(page.hasSuffix("</body></html>\n"))
+    }
+
     @Test func theChromeTraceCarriesTheFailure() async throws {
         let data = try await RecordedLaunch.record().chromeTraceJSON(processID: 1)
         let document = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
