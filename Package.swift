@@ -110,12 +110,17 @@ let package = Package(
             path: "Tests/Helpers/ProcessHostDemo",
             swiftSettings: strictSettings),
         .executableTarget(
+            name: "LaunchPicture",   // draws Examples/Pictures/launch.png's page (Examples/Pictures/make-pictures)
+            dependencies: ["AppKernel", "AppKernelModules", "AppKernelPOSIX", "AppKernelTesting"],
+            path: "Tests/Helpers/LaunchPicture",
+            swiftSettings: strictSettings),
+        .executableTarget(
             name: "ReadmeServer",
             dependencies: ["AppKernel", "AppKernelPOSIX"],
             path: "Tests/Helpers/ReadmeServer",
             swiftSettings: strictSettings),
         .target(name: "ChildProcess", dependencies: ["AppKernelCore", "TestSupport"], path: "Tests/Support/ChildProcess", swiftSettings: strictSettings),
-        .testTarget(name: "AppKernelPOSIXTests", dependencies: ["AppKernelPOSIX", "AppKernel", "AppKernelSDK", "AppKernelTesting", "ProcessHostDemo", "ReadmeServer", "ChildProcess"],
+        .testTarget(name: "AppKernelPOSIXTests", dependencies: ["AppKernelPOSIX", "AppKernel", "AppKernelModules", "AppKernelSDK", "AppKernelTesting", "ProcessHostDemo", "ReadmeServer", "ChildProcess"],
                     swiftSettings: strictSettings),
         .testTarget(name: "AppKernelModulesTests", dependencies: ["AppKernelModules", "AppKernel", "AppKernelTesting", "TestSupport"],
                     swiftSettings: strictSettings),

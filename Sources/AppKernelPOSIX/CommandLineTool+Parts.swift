@@ -48,7 +48,7 @@ extension CommandLineTool {
         /// The variables every ``ProcessHost`` reads: the launch timeline, the journal, and the
         /// environment forms of the launch flags.
         public static let processHost: [EnvironmentVariable] = [
-            EnvironmentVariable("APPKERNEL_TRACE=PATH", "write the launch timeline there: a page that draws it when PATH ends in .html, else Chrome trace JSON (Perfetto); its folder must exist and be writable, or nothing runs"),
+            EnvironmentVariable("APPKERNEL_TRACE=PATH", "write the launch timeline there: a picture (one HTML page) when PATH ends in .html, else Chrome trace JSON for Perfetto; its folder must exist and be writable, or nothing runs"),
             EnvironmentVariable("APPKERNEL_JOURNAL=PATH", "record every external event (signals, memory pressure) and the trace it produced, for SimulatedHost.replay(journal:)"),
             EnvironmentVariable("APPKERNEL_BACKGROUND=1", "launch in the background, as --background"),
             EnvironmentVariable("APPKERNEL_OPEN_URL=URL", "launch to open URL, as --open-url"),

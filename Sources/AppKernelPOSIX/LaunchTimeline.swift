@@ -1,36 +1,46 @@
 public import AppKernel
 public import Foundation
 
-/// What a launch did, step by step, with start and end on the application's clock — the
-/// pipeline's steps, the phase engines' phases, services' starts and launch gates' waits, and what
-/// failed — exported as Chrome trace-event JSON (open it in Perfetto or `chrome://tracing`), as a
-/// self-contained HTML page that draws it (``html(title:)``) or as a text table.
+/// What a launch did, step by step, with start and end on the application's clock — exported as
+/// Chrome trace-event JSON (open it in Perfetto or `chrome://tracing`), as a self-contained HTML
+/// picture (``html(title:)``) or as a text table.
 @MainActor
 public final class LaunchTimeline {
     /// One step.
     public struct Step: Sendable, Hashable {
-        /// What ran (`app.didFinishLaunching`, `bootLoader.setupWindow`, `sdk.auth`).
+        /// What ran (`app.didFinishLaunching`, `bootLoader.setupWindow`, `sdk.auth`,
+        /// `didFinishLaunching.before:warmCache`, a service's or a gate's name).
         public var name: String
-        /// Where it belongs (`pipeline`, `bootLoader`, `sdk`, `service`, `gate`, `failure`).
+        /// Where it belongs: `pipeline`, a phase engine's name (`bootLoader`, `sdk`), or an
+        /// AppKernel `Activity.Kind` (`hook`, `service`, `gate`).
         public var category: String
         /// When it started.
         public var start: Duration
         /// When it ended.
         public var end: Duration
-        /// Why it failed, or `nil` when it did not.
+        /// Why it failed — its error's message — or `nil` when it did not.
         public var failure: String?
         /// How long it took.
         public var duration: Duration { end - start }
+
+        /// Creates a step.
+        public init(name: String, category: String, start: Duration, end: Duration, failure: String? = nil) {
+            self.name = name
+            self.category = category
+            self.start = start
+            self.end = end
+            self.failure = failure
+        }
     }
 
     /// The steps, in start order.
     public private(set) var steps: [Step] = []
     private var open: (name: String, start: Duration)?
     private var openPhases: [String: Duration] = [:]
+    private var phaseFailures: [String: String] = [:]
+    private var openActivities: [Activity: Duration] = [:]
     private var token: ListenerToken?
     private var activityToken: ListenerToken?
-    private weak var application: Application?
-    private var recordedFrom = Duration.zero
 
     /// Creates an empty timeline.
     public init() {}
@@ -38,14 +48,13 @@ public final class LaunchTimeline {
     /// Records `application` from now until ``finish(at:)``: each pipeline step lasts until the
     /// next one starts; each phase of a phase engine (the BootLoader's, the SDK manager's) from
     /// its start to its end, as the pipeline reports them (category: the engine's name); each
-    /// `Activity` (services' starts, launch gates' waits) as it is reported; and, at
-    /// ``finish(at:)``, each failure among the application's diagnostics since now (a failed hook,
-    /// an unhandled error, a refused module) as a step of category `failure` at its time.
+    /// hook, service start and launch gate as the application's activity observers hear it
+    /// (category: `hook`, `service`, `gate`), and each failure among them and the phases with
+    /// its message (``Step/failure``).
     public func record(_ application: Application) {
-        self.application = application
-        recordedFrom = application.uptime
-        activityToken = application.addActivityObserver { [weak self] activity in
-            self?.add(activity.name, category: activity.category, start: activity.start, end: activity.end, failure: activity.failure)
+        activityToken = application.addActivityObserver { [weak self, weak application] event in
+            guard let self, let application else { return }
+            self.heard(event, at: application.uptime)
         }
         token = application.addPipelineObserver { [weak self, weak application] stage, event in
             guard let self, let application, stage != .listeners else { return }
@@ -55,7 +64,9 @@ public final class LaunchTimeline {
                 case .phase(let name): self.openPhases["\(engine).\(name)"] = now
                 case .phaseEnded(let name):
                     let key = "\(engine).\(name)"
-                    if let start = self.openPhases.removeValue(forKey: key) { self.add(key, category: engine, start: start, end: now) }
+                    if let start = self.openPhases.removeValue(forKey: key) {
+                        self.add(key, category: engine, start: start, end: now, failure: self.phaseFailures.removeValue(forKey: key))
+                    }
                 default: break
                 }
                 return
@@ -65,10 +76,25 @@ public final class LaunchTimeline {
         }
     }
 
-    /// Adds a step measured elsewhere; `failure` says why it failed.
+    /// Adds a step measured elsewhere (`failure`: its error's message, when it failed).
     public func add(_ name: String, category: String, start: Duration, end: Duration, failure: String? = nil) {
         steps.append(Step(name: name, category: category, start: start, end: end, failure: failure))
         steps.sort { $0.start < $1.start }
+    }
+
+    private func heard(_ event: ActivityEvent, at now: Duration) {
+        switch event {
+        case .started(let activity):
+            openActivities[activity] = now
+        case .ended(let activity):
+            let start = openActivities.removeValue(forKey: activity) ?? now
+            add(activity.name, category: activity.kind.rawValue, start: start, end: now)
+        case .failed(let activity, let message) where activity.kind == .phase:
+            phaseFailures[activity.name] = message   // the phase's step ends with the pipeline's `phaseEnded`
+        case .failed(let activity, let message):
+            let start = openActivities.removeValue(forKey: activity) ?? now
+            add(activity.name, category: activity.kind.rawValue, start: start, end: now, failure: message)
+        }
     }
 
     /// Ends the recording.
@@ -76,29 +102,7 @@ public final class LaunchTimeline {
         closeOpenStep(at: time)
         token = nil
         activityToken = nil
-        for diagnostic in application?.diagnostics ?? [] where diagnostic.time >= recordedFrom && Self.failureKinds.contains(diagnostic.kind) {
-            add(diagnostic.subject, category: "failure", start: diagnostic.time, end: diagnostic.time, failure: diagnostic.message)
-        }
-        application = nil
-        markFailedSteps()
     }
-
-    /// A failure named like a step it falls within (a phase that failed) becomes that step's:
-    /// the bar is drawn failed, with the message, and the separate mark goes.
-    private func markFailedSteps() {
-        var marks: [Int] = []
-        for (index, mark) in steps.enumerated() where mark.category == "failure" && mark.start == mark.end {
-            guard let owner = steps.indices.last(where: {
-                steps[$0].category != "failure" && steps[$0].name == mark.name && steps[$0].start <= mark.start && mark.start <= steps[$0].end
-            }) else { continue }
-            steps[owner].failure = steps[owner].failure ?? mark.failure
-            marks.append(index)
-        }
-        for index in marks.reversed() { steps.remove(at: index) }
-    }
-
-    /// The diagnostics that say something failed (the others say something was tolerated).
-    static let failureKinds: Set<Diagnostic.Kind> = [.hookFailed, .unhandledError, .moduleRefused, .reloadFailed, .completionDeadlineExceeded]
 
     private func closeOpenStep(at time: Duration) {
         guard let open else { return }
@@ -107,7 +111,8 @@ public final class LaunchTimeline {
     }
 
     /// Chrome trace-event JSON: one complete (`"ph": "X"`) event per step, times in microseconds
-    /// (each duration is end minus start in whole microseconds, so contiguous steps add up exactly).
+    /// (each duration is end minus start in whole microseconds, so contiguous steps add up exactly);
+    /// a failed step carries its message in `args.failure`.
     ///
     /// Complete events on one thread must nest — Perfetto and chrome://tracing draw slices that
     /// overlap without nesting wrongly — and the launch's steps need not (an SDK phase that ends
@@ -128,10 +133,12 @@ public final class LaunchTimeline {
 
     /// A track (from 1) for each interval, such that the intervals on one track nest or follow
     /// each other: taken by start, longer first (so a parent comes before what it contains), each
-    /// goes on the first track whose innermost interval still open contains it.
+    /// goes on the first track whose innermost interval still open contains it (of two equal
+    /// intervals, the first given is the outer one).
     static func tracks(for intervals: [(start: Int, end: Int)]) -> [Int] {
         let order = intervals.indices.sorted {
-            intervals[$0].start != intervals[$1].start ? intervals[$0].start < intervals[$1].start : intervals[$0].end > intervals[$1].end
+            intervals[$0].start != intervals[$1].start ? intervals[$0].start < intervals[$1].start
+                : intervals[$0].end != intervals[$1].end ? intervals[$0].end > intervals[$1].end : $0 < $1
         }
         var open: [[Int]] = []   // per track, the ends of the intervals still open, innermost last
         var tracks = Array(repeating: 0, count: intervals.count)

@@ -38,10 +38,11 @@ extension ProcessHost {
     func exportTimeline(launchStart: Duration) {
         guard let path = configuration.environment["APPKERNEL_TRACE"], !path.isEmpty else { return }
         do {
-            // `.html`: the page that draws it; anything else: Chrome trace-event JSON (Perfetto).
-            let contents = path.lowercased().hasSuffix(".html") || path.lowercased().hasSuffix(".htm")
-                ? Data(timeline.html(title: "Launch of \(ProcessInfo.processInfo.processName)").utf8) : timeline.chromeTraceJSON()
-            try contents.write(to: URL(fileURLWithPath: path), options: .atomic)
+            // `.html`: the picture (LaunchTimeline+HTML.swift); anything else: Perfetto's JSON.
+            let data = path.lowercased().hasSuffix(".html")
+                ? Data(timeline.html(title: "Launch of \(ProcessInfo.processInfo.processName)").utf8)
+                : timeline.chromeTraceJSON()
+            try data.write(to: URL(fileURLWithPath: path), options: .atomic)
             timelineExport = .written(path: path)
             configuration.log.log(.info, "launch timeline written to \(path)")
         } catch {

@@ -116,7 +116,8 @@ public final class ProcessHost {
     public let application: Application
     /// The host's settings.
     public let configuration: Configuration
-    /// The launch timeline (exported when `APPKERNEL_TRACE=path` is set).
+    /// The launch timeline (exported when `APPKERNEL_TRACE=path` is set: a picture for a path
+    /// ending in `.html`, Chrome trace-event JSON otherwise).
     public let timeline = LaunchTimeline()
     /// The systemd connection, when `NOTIFY_SOCKET` is set.
     public let systemd: SystemdNotifier?

@@ -1,141 +1,153 @@
 import AppKernel
+import AppKernelModules
 import AppKernelPOSIX
 import AppKernelTesting
 import ChildProcess
 import Foundation
 import Testing
+import TestSupport
 
-/// The launch as a picture (issue 35): `APPKERNEL_TRACE=launch.html` writes one self-contained
-/// page — inline SVG, no script — that draws the launch's steps on their lanes with durations,
-/// failures in red with their message; a real browser (headless Chromium) renders it.
+/// A forceios-like launch under a virtual clock — a BootLoader with services (AppKernelModules'
+/// ContextBootLoader), an SDK-like phase engine behind a launch gate, a hook on an event and one
+/// on a phase, and one failing service — recorded into a ``LaunchTimeline``.
 @MainActor
-struct LaunchPictureTests {
-    static let failureColour = "#d62728"
+enum RecordedLaunch {
+    static let bootLoaderPhases = ["loadModules", "setupWindow", "startRunOnceServices", "startNonLazyServices",
+                                   "startAutoStartServiceGroups", "showWindow", "startLauncher"]
+    static let sdkPhases = ["config", "sdkInit", "passcode", "auth", "rootController"]
+    static let failure = "the analytics endpoint refused the key"
+    static let boldHook = "warm <b>cache</b>"
 
-    /// A launch like the SDK's: the pipeline, BootLoader and SDK phases, a service, a gate, a
-    /// failed service and a failed hook — on a TestClock, so the picture is the same every run.
-    static func recordedLaunch() throws -> LaunchTimeline {
-        let clock = TestClock()
-        let app = Application(delegate: DefaultApplicationDelegate(), clock: clock)
-        let timeline = LaunchTimeline()
-        timeline.record(app)
-        struct Broken: Error, CustomStringConvertible { var description: String { "the cache <file> is damaged & unread" } }
-        let failing = app.hooks.after(.didFinishLaunching, label: "warm <b>cache</b>") { _ in throw Broken() }
-        defer { failing.cancel() }
-        try app.handle(.launch(LaunchOptions(), inBackground: false))
-        clock.simulateWork(for: .milliseconds(2))
-        let at = app.uptime
-        for (offset, phase, length) in [(0, "config", 1), (1, "sdkInit", 3), (4, "passcode", 1), (5, "auth", 6), (11, "rootController", 2)] {
-            timeline.add("sdk.\(phase)", category: "sdk", start: at + .milliseconds(offset), end: at + .milliseconds(offset + length))
+    /// A service that takes `duration` on `clock`, or throws `failure` after it.
+    final class TimedService: Service {
+        let clock: TestClock
+        let duration: Duration
+        let failure: String?
+        init(_ clock: TestClock, _ duration: Duration, failure: String? = nil) {
+            self.clock = clock
+            self.duration = duration
+            self.failure = failure
         }
-        app.reportActivity(Activity(name: "GeoService", category: "service", start: at + .milliseconds(1), end: at + .milliseconds(4)))
-        app.reportActivity(Activity(name: "KeychainService", category: "service", start: at + .milliseconds(4), end: at + .milliseconds(5),
-                                    failure: "no keychain on this host"))
-        app.reportActivity(Activity(name: "sdk", category: "gate", start: at, end: at + .milliseconds(13)))
-        clock.simulateWork(for: .milliseconds(13))
-        timeline.finish(at: app.uptime)
-        return timeline
-    }
-
-    @Test func thePageDrawsEveryStepWithoutScriptsAndFailuresInRed() throws {
-        let timeline = try Self.recordedLaunch()
-        let page = timeline.html(title: "Launch of <Demo>")
-        #expect(page.hasPrefix("<!DOCTYPE html>"))
-        #expect(page.contains("<svg xmlns=\"http://www.w3.org/2000/svg\""))
-        for forbidden in ["<script", "src=", "href=", "@import", "url("] { #expect(!page.contains(forbidden), "\(forbidden)") }
-        for phase in ["sdk.config", "sdk.sdkInit", "sdk.passcode", "sdk.auth", "sdk.rootController", "app.didFinishLaunching",
-                      "bootLoader.setupWindow", "GeoService", "KeychainService"] {
-            #expect(page.contains(">\(phase) "), "\(phase) is drawn with its duration")
+        func start() async throws {
+            try await clock.sleep(for: duration)
+            if let failure { throw Refusal(message: failure) }
         }
-        #expect(page.contains("sdk.auth 6.000 ms"))
-        #expect(page.contains("<text x=\"4\" y=\"") && page.contains(">gate</text>") && page.contains(">service</text>"), "a lane per kind")
-        // The failed service: a red bar; the failed hook: a red mark with its message.
-        #expect(page.contains("fill=\"\(Self.failureColour)\" stroke=\"#fff\" stroke-width=\"1\"/><text x=\"3\" y=\"13\" fill=\"#fff\">KeychainService"))
-        #expect(page.contains("no keychain on this host"))
-        #expect(page.contains("the cache &lt;file&gt; is damaged &amp; unread"), "the hook's failure, escaped")
-        #expect(page.contains("warm &lt;b&gt;cache&lt;/b&gt;") && !page.contains("<b>cache</b>"), "names never become markup")
-        #expect(page.contains("Launch of &lt;Demo&gt;"))
-        #expect(page.contains("2 failed"))
     }
 
-    @Test func aLaunchGatesWaitIsAnActivityOnTheTimeline() async throws {
-        let clock = TestClock()
-        let app = Application(delegate: DefaultApplicationDelegate(), clock: clock)
-        let timeline = LaunchTimeline()
-        timeline.record(app)
-        let gate = app.addLaunchGate(named: "cache") { clock.simulateWork(for: .milliseconds(4)) }
-        defer { gate.cancel() }
-        try app.handle(.launch(LaunchOptions(), inBackground: false))
-        await app.waitForLaunchGates()
-        timeline.finish(at: app.uptime)
-        let step = try #require(timeline.steps.first { $0.category == "gate" })
-        #expect(step.name == "cache" && step.duration == .milliseconds(4) && step.failure == nil)
+    struct Refusal: Error, CustomStringConvertible {
+        let message: String
+        var description: String { message }
     }
 
-    @Test func aFailedPhaseIsDrawnRedWithItsMessage() throws {
-        struct NoWindow: Error, CustomStringConvertible { var description: String { "no display to show a window on" } }
+    /// Runs the launch to its end (every gate open) and returns its timeline.
+    static func record() async throws -> LaunchTimeline {
         let clock = TestClock()
-        let loader = BootLoader()
-        _ = loader.engine.replace(.setupWindow, body: .sync { _ in clock.simulateWork(for: .milliseconds(1)); throw NoWindow() })
+        let loader = ContextBootLoader { context in
+            context.services.register(named: "keychain") { TimedService(clock, .milliseconds(30)) }
+            context.services.register(named: "network") { TimedService(clock, .milliseconds(50)) }
+            context.services.register(named: "analytics", failurePolicy: .continueWithout) {
+                TimedService(clock, .milliseconds(20), failure: failure)
+            }
+        }
         let app = Application(delegate: DefaultApplicationDelegate(), bootLoader: loader, clock: clock)
+        var tokens: [ListenerToken] = []
+        app.hooks.before(.didFinishLaunching, label: boldHook) { _ in clock.simulateWork(for: .milliseconds(4)) }.store(in: &tokens)
+        app.hooks.before(BootPhase("setupWindow"), label: "theme") { _ in clock.simulateWork(for: .milliseconds(6)) }.store(in: &tokens)
+        let sdk = PhaseEngine<BootPhase>(name: "sdk", steps: sdkPhases.map { name in
+            PhaseEngine.Step(BootPhase(name), body: .async { _ in try await clock.sleep(for: .milliseconds(15)) })
+        })
+        app.addLaunchGate(named: "sdk launch") { try? await sdk.run(app, hooks: app.hooks, application: app) }.store(in: &tokens)
         let timeline = LaunchTimeline()
         timeline.record(app)
         try app.handle(.launch(LaunchOptions(), inBackground: false))
+        var gatesOpen = false
+        let gates = Task { @MainActor in
+            await app.waitForLaunchGates()
+            gatesOpen = true
+        }
+        for _ in 0..<1_000 where !(gatesOpen && loader.state == .finished) {
+            await clock.advance(by: .milliseconds(1))
+        }
+        await gates.value
         timeline.finish(at: app.uptime)
-        let phase = try #require(timeline.steps.first { $0.name == "bootLoader.setupWindow" })
-        #expect(phase.duration == .milliseconds(1))
-        #expect(phase.failure?.contains("no display to show a window on") == true, "\(timeline.steps)")
-        #expect(!timeline.steps.contains { $0.category == "failure" && $0.name == "bootLoader.setupWindow" }, "the mark became the bar's")
-        #expect(timeline.html().contains("fill=\"\(Self.failureColour)\" stroke=\"#fff\" stroke-width=\"1\"/><text x=\"3\" y=\"13\" fill=\"#fff\">bootLoader.setupWindow"))
-    }
-
-    @Test func theProcessHostWritesThePageWhenThePathEndsInHTML() async throws {
-        let page = String(decoding: try await ProcessHostInputsTests.demoTrace(named: "launch.html"), as: UTF8.self)
-        #expect(page.contains("<title>Launch of ProcessHostDemo</title>"))
-        for step in ["app.willFinishLaunching", "bootLoader.setupWindow", "bootLoader.startLauncher", "scene-1.sceneWillConnect"] {
-            #expect(page.contains(">\(step) "), "\(step)")
-        }
-        #expect(!page.contains("traceEvents"), "the page, not the JSON")
-    }
-
-    /// Rendered by a real browser: the screenshot is a PNG of the window's size and far from blank
-    /// (a white page of the same size, shot in the same run, compresses to a few KB), and the text
-    /// the browser parsed names every phase.
-    @Test(.enabled(if: Chromium.path != nil, "needs Debian's chromium (.ci/run installs it: apt-get install chromium)"))
-    func headlessChromiumRendersThePage() async throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("launch-picture-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let page = folder.appendingPathComponent("launch.html"), blank = folder.appendingPathComponent("blank.html")
-        try Data(try Self.recordedLaunch().html().utf8).write(to: page)
-        try Data("<!DOCTYPE html><html><body></body></html>".utf8).write(to: blank)
-        let drawn = try await Chromium.screenshot(page, in: folder, size: (1200, 700))
-        let white = try await Chromium.screenshot(blank, in: folder, size: (1200, 700))
-        let size = try #require(Chromium.pngSize(drawn), "the screenshot is a PNG")
-        #expect(size.0 == 1200 && size.1 == 700)
-        #expect(drawn.count > 5 * white.count, "drawn \(drawn.count) bytes, blank \(white.count)")
-        let dom = try await Chromium.run(["--dump-dom", page.absoluteString], in: folder)
-        for phase in ["sdk.config", "sdk.sdkInit", "sdk.passcode", "sdk.auth", "sdk.rootController", "bootLoader.setupWindow",
-                      "bootLoader.startLauncher", "app.didFinishLaunching"] {
-            #expect(dom.contains(phase), "\(phase) in the rendered page")
-        }
+        withExtendedLifetime(tokens) {}
+        return timeline
     }
 }
 
-/// The README's pictures: both PNGs and the pages they are made from are committed, and the
-/// README shows them at the top (`.ci/run` checks each PNG is what its page gives).
-struct ReadmePictureTests {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+@MainActor
+struct LaunchPictureTests {
+    @Test func theRecordingHoldsPhasesHooksServicesGatesAndTheFailure() async throws {
+        let steps = try await RecordedLaunch.record().steps
+        let names = Set(steps.map(\.name))
+        for phase in RecordedLaunch.bootLoaderPhases { #expect(names.contains("bootLoader.\(phase)"), "\(phase)") }
+        for phase in RecordedLaunch.sdkPhases { #expect(names.contains("sdk.\(phase)"), "\(phase)") }
+        #expect(steps.contains { $0.category == "hook" && $0.name == "didFinishLaunching.before:\(RecordedLaunch.boldHook)" })
+        #expect(steps.contains { $0.category == "hook" && $0.name == "setupWindow.before:theme" && $0.duration == .milliseconds(6) })
+        #expect(steps.contains { $0.category == "service" && $0.name == "network" && $0.duration == .milliseconds(50) && $0.failure == nil })
+        #expect(steps.contains { $0.category == "gate" && $0.name == "sdk launch" && $0.duration == .milliseconds(75) })
+        let failed = steps.filter { $0.failure != nil }
+        #expect(failed.map(\.name) == ["analytics"])
+        #expect(failed.first?.failure?.contains(RecordedLaunch.failure) == true)
+    }
 
-    @Test func theReadmeShowsTheLaunchAndThePipelineAtTheTop() throws {
-        let readme = try String(contentsOf: Self.root.appendingPathComponent("README.md"), encoding: .utf8)
-        let top = readme.components(separatedBy: "**Contents.**")[0]
-        for picture in ["launch", "pipeline"] {
-            #expect(top.contains("<img src=\"Examples/Pictures/\(picture).png\""), "\(picture).png above the contents")
-            let png = try Data(contentsOf: Self.root.appendingPathComponent("Examples/Pictures/\(picture).png"))
-            #expect(Chromium.pngSize(png).map { $0.0 == 1200 } == true, "\(picture).png is a 1200-pixel-wide PNG")
-            let page = try String(contentsOf: Self.root.appendingPathComponent("Examples/Pictures/\(picture).html"), encoding: .utf8)
-            #expect(page.contains("<svg") && !page.contains("<script"))
-        }
+    @Test func theHTMLIsOnePictureWithoutScriptsThatNamesEveryPhaseAndTheFailure() async throws {
+        let html = try await RecordedLaunch.record().html(title: "Launch <of> test")
+        #expect(html.hasPrefix("<!DOCTYPE html>"))
+        #expect(html.contains("<svg"))
+        #expect(!html.lowercased().contains("<script"))
+        #expect(!html.contains("http://") || html.components(separatedBy: "http://").count == 2, "only the SVG namespace names a URL")
+        #expect(!html.contains("https://") && !html.contains("url("), "nothing fetched from anywhere")
+        for phase in RecordedLaunch.bootLoaderPhases + RecordedLaunch.sdkPhases { #expect(html.contains(".\(phase) · "), "\(phase)") }
+        #expect(html.contains(RecordedLaunch.failure))
+        // The failed bar is drawn in the failure colour, and the legend says what that colour is.
+        #expect(html.contains("fill=\"#d62728\""))
+        #expect(html.contains("#d62728\"></span>failed, with its message"))
+        #expect(html.contains(" ms</text>"), "a time axis in milliseconds")
+    }
+
+    @Test func namesFromUserCodeAreEscaped() async throws {
+        let html = try await RecordedLaunch.record().html(title: "Launch <of> test")
+        #expect(!html.contains("<b>cache</b>"))
+        #expect(html.contains("warm &lt;b&gt;cache&lt;/b&gt;"))
+        #expect(html.contains("<title>Launch &lt;of&gt; test</title>"))
+        let timeline = LaunchTimeline()
+        timeline.add("a \"quoted\" & 'single' <step>", category: "<x>", start: .zero, end: .milliseconds(1), failure: "<script>alert(1)</script>")
+        let page = timeline.html(title: "t")
+        #expect(!page.contains("<script"))
+        #expect(!page.contains("<step>") && !page.contains("<x>"))
+        #expect(page.contains("a &quot;quoted&quot; &amp; &#39;single&#39; &lt;step&gt;"))
+    }
+
+    @Test func anEmptyTimelineStillMakesAPage() {
+        let page = LaunchTimeline().html(title: "nothing yet")
+        #expect(page.hasPrefix("<!DOCTYPE html>") && page.contains("<svg") && page.contains("0 steps"))
+        #expect(page.hasSuffix("</body></html>\n"))
+    }
+
+    @Test func theChromeTraceCarriesTheFailure() async throws {
+        let data = try await RecordedLaunch.record().chromeTraceJSON(processID: 1)
+        let document = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        let events = try #require(document["traceEvents"] as? [[String: Any]])
+        let failed = events.filter { $0["args"] != nil }
+        #expect(failed.compactMap { $0["name"] as? String } == ["analytics"])
+        #expect(chromeTraceNestingViolations(events) == [])
+    }
+
+    @Test func aTracePathEndingInHTMLGetsThePicture() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("launch-html-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("launch.html")
+        let child = try ChildProcess(executable: "ProcessHostDemo", environment: ["APPKERNEL_TRACE": file.path])
+        #expect(await child.waitForLine("scene.didBecomeActive"))
+        #expect(await child.waitUntil { _, _ in FileManager.default.fileExists(atPath: file.path) })
+        child.send(SIGTERM)
+        #expect(await child.waitForExit() == 0)
+        let html = try String(contentsOf: file, encoding: .utf8)
+        #expect(html.hasPrefix("<!DOCTYPE html>"))
+        #expect(html.contains("<svg"))
+        #expect(!html.lowercased().contains("<script"))
+        for step in ["app.didFinishLaunching", "bootLoader.setupWindow", "bootLoader.startLauncher"] { #expect(html.contains(step), "\(step)") }
     }
 }

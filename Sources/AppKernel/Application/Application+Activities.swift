@@ -1,44 +1,24 @@
-/// Something that took time on the application's clock — a service's start, a launch gate's wait
-/// — told to whoever draws a timeline of the launch (a process host's `LaunchTimeline`). Phases
-/// and the pipeline's steps are told through ``Application/addPipelineObserver(_:)``; this is for
-/// work the pipeline does not see.
-public struct Activity: Sendable, Hashable {
-    /// What ran (the service's or the gate's name).
-    public var name: String
-    /// What kind of work it was (`service`, `gate`; `failure` for a phase that failed — named
-    /// `<engine>.<phase>`, at the moment it failed).
-    public var category: String
-    /// When it started, on the application's clock.
-    public var start: Duration
-    /// When it ended.
-    public var end: Duration
-    /// Why it failed, or `nil` when it did not.
-    public var failure: String?
-
-    /// Creates an activity.
-    public init(name: String, category: String, start: Duration, end: Duration, failure: String? = nil) {
-        self.name = name
-        self.category = category
-        self.start = start
-        self.end = end
-        self.failure = failure
-    }
-}
+import AppKernelCore
 
 extension Application {
-    /// Adds an observer of ``Activity``s. Work that reports them reads the clock only while one
-    /// is registered, so an app nobody draws pays nothing.
-    /// - Returns: The token; cancelling or dropping it removes the observer.
-    public func addActivityObserver(_ handler: @escaping @MainActor (Activity) -> Void) -> ListenerToken {
-        activityObservers.add(handler)
-    }
-
-    /// Whether anyone hears ``Activity``s: read it before timing work, to time nothing otherwise.
-    public var observesActivities: Bool { activityObservers.count > 0 }
-
-    /// Tells every activity observer that `activity` took place (modules built on the kernel — the
-    /// services of AppKernelModules — report their work here).
-    public func reportActivity(_ activity: Activity) {
-        activityObservers.notify(activity)
+    /// Observes the launch work that pipeline observers do not see step by step: each hook as it
+    /// runs (of an application event, or of a phase of the BootLoader's or the SDK manager's
+    /// engine), each service start (AppKernelModules), each launch gate the host waits for, and
+    /// each failure among them — a hook, a service or a phase that threw, timed out or was
+    /// refused, with its error's message. For instrumentation (AppKernelPOSIX's launch timeline);
+    /// apps use listeners and hooks.
+    ///
+    /// The observer runs synchronously on the main actor, where the work starts and ends; read
+    /// ``uptime`` for the time. While no observer is registered nothing is reported and nothing
+    /// is built: each place that could report reads one flag. Keep the token: cancelling it or
+    /// letting it go stops the reports at once.
+    ///
+    /// ```swift
+    /// let token = app.addActivityObserver { event in
+    ///     if case .failed(let activity, let message) = event { print(activity.name, message) }
+    /// }
+    /// ```
+    public func addActivityObserver(_ handler: @escaping @MainActor (ActivityEvent) -> Void) -> ListenerToken {
+        activities.add(handler)
     }
 }

@@ -37,14 +37,16 @@ extension Application {
 
     /// Waits until every launch gate registered (now or while waiting) has opened, in
     /// registration order — what a host awaits after ``handle(_:)`` launched the app and before
-    /// it reports the app ready. Each gate's wait is an ``Activity`` (category `gate`).
+    /// it reports the app ready. Each gate's wait is reported to activity observers
+    /// (``addActivityObserver(_:)``) as a ``Activity/Kind/gate``.
     public func waitForLaunchGates() async {
         var opened: Set<Int> = []
         while let gate = launchGates.first(where: { !opened.contains($0.id) }) {
             opened.insert(gate.id)
-            let start = observesActivities ? uptime : nil
+            let observed = activities.isObserved
+            if observed { activities.report(.started(Activity(kind: .gate, name: gate.name))) }
             await gate.wait()
-            if let start { reportActivity(Activity(name: gate.name, category: "gate", start: start, end: uptime)) }
+            if observed { activities.report(.ended(Activity(kind: .gate, name: gate.name))) }
         }
     }
 }

@@ -125,8 +125,6 @@ public final class Application {
     var remoteNotificationsRequested = false
     var launchGates: [LaunchGate] = []
     var nextLaunchGateID = 1
-    /// Who hears what took time (``Activity``): a host's launch timeline (Application+Activities.swift).
-    let activityObservers = ObserverList<Activity>()
     var nextSessionNumber = 1
 
     // Dispatch: one event at a time, later ones queued FIFO; listeners by event name, of every
@@ -139,6 +137,8 @@ public final class Application {
     let everyEventListeners = ListenerList()
     /// Pipeline observers.
     let pipelineObservers = ListenerList()
+    /// The activity observers (hooks, service starts, launch gates, failed phases).
+    package let activities = ActivitySink()
     /// The sequences of ``lifecycleEvents(bufferingPolicy:)``, finished at termination.
     var streams: [(continuation: AsyncStream<LifecycleEvent>.Continuation, token: ListenerToken)] = []
 
@@ -169,6 +169,7 @@ public final class Application {
         self.configuration = configuration
         self.bootLoader = bootLoader
         self.hooks = HookRegistry(clock: clock, slowHookBudget: configuration.slowHookBudget)
+        hooks.activities = activities
         let reporter = WeakApplication()
         self.hookFailurePolicy = .report { error in reporter.application?.reportHookError(error) }
         reporter.application = self

@@ -52,6 +52,9 @@ public final class HookRegistry {
     public var onSlowHook: (@MainActor (HookTiming) -> Void)?
 
     private let elapsed: @Sendable () -> Duration
+    /// Where each hook's run is reported while someone observes (the application's activity
+    /// observers; a phase engine running this registry's hooks under an application sets it).
+    package var activities: ActivitySink?
     /// The hooks of each application event that ever had one, by the event's ordinal: an event
     /// finds its chain (or that it has none) without hashing anything.
     private var eventChains: [AnyObject?] = Array(repeating: nil, count: LifecycleEvent.Name.allCases.count)
@@ -153,6 +156,9 @@ public final class HookRegistry {
     /// starts the next's); without one, never.
     func run<Point: HookPoint>(_ entries: [HookEntry<Point.Payload>], _ point: Point, _ payload: Point.Payload,
                                _ policy: HookFailurePolicy, budget: Duration?) throws(HookError) -> HookResult {
+        if let activities, activities.isObserved {
+            return try runObserved(entries, point, payload, policy, budget: budget, activities)
+        }
         guard let budget else {
             for entry in entries {
                 let result = try call(entry, point, payload, policy)
@@ -170,6 +176,35 @@ public final class HookRegistry {
                 throw error
             }
             last = check(entry, point, since: last, budget: budget)
+            if result.stops { return result }
+        }
+        return .continue
+    }
+
+    /// ``run(_:_:_:_:budget:)`` while activity observers listen: each hook reported as it starts
+    /// and as it ends or fails (with the failure policy's usual effect afterwards).
+    private func runObserved<Point: HookPoint>(_ entries: [HookEntry<Point.Payload>], _ point: Point, _ payload: Point.Payload,
+                                               _ policy: HookFailurePolicy, budget: Duration?,
+                                               _ activities: ActivitySink) throws(HookError) -> HookResult {
+        var last = budget == nil ? .zero : elapsed()
+        for entry in entries {
+            let activity = Activity(kind: .hook, name: "\(point.hookPointName).\(entry.stage.rawValue):\(entry.name)")
+            activities.report(.started(activity))
+            let result: HookResult
+            do {
+                result = try entry.body(payload)
+                activities.report(.ended(activity))
+            } catch {
+                let failure = HookError(point: point.hookPointName, stage: entry.stage, hook: entry.name, failure: .threw(error))
+                activities.report(.failed(activity, message: failure.description))
+                if let budget { last = check(entry, point, since: last, budget: budget) }
+                switch policy {
+                case .abort: throw failure
+                case .report(let report): report(failure)
+                }
+                continue
+            }
+            if let budget { last = check(entry, point, since: last, budget: budget) }
             if result.stops { return result }
         }
         return .continue

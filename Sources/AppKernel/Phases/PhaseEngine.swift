@@ -169,6 +169,9 @@ public final class PhaseEngine<Phase: HookPoint> {
             return completion(PhaseError(engine: name, phase: nil, cause: .alreadyRunning))
         }
         let selected = only.map { only in steps.filter { only.contains($0.phase) } } ?? steps
+        // The phases' hooks are reported to the activity observers of the application they run
+        // under, whoever owns the registry (the SDK manager has its own).
+        if let application { hooks.activities = application.activities }
         let run = Run(payload: payload, hooks: hooks, application: application, now: now, completion: completion)
         self.run = run
         timeline = []
@@ -307,10 +310,8 @@ public final class PhaseEngine<Phase: HookPoint> {
         let failure = PhaseError(engine: name, phase: step.phase.hookPointName, cause: cause)
         state = .failed(step.phase)
         lastFailure = failure
-        if let application = run.application, application.observesActivities {   // a timeline draws the phase red
-            let now = application.uptime
-            application.reportActivity(Activity(name: "\(name).\(step.phase.hookPointName)", category: "failure", start: now, end: now,
-                                                failure: failure.description))
+        if let activities = run.application?.activities, activities.isObserved {
+            activities.report(.failed(Activity(kind: .phase, name: "\(name).\(step.phase.hookPointName)"), message: failure.description))
         }
         run.application?.observe(.phases(name), .phaseEnded(step.phase.hookPointName))
         complete(run, failure)

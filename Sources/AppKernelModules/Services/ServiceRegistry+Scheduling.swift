@@ -133,18 +133,18 @@ extension ServiceRegistry {
         guard graph.state(of: slot) == .starting, let instance = entries[slot].instance else { return }
         entries[slot].call?.worker = worker
         var failure: (any Error)?
-        let begun = application?.observesActivities == true ? application?.uptime : nil
+        // Reported to the application's activity observers (a launch timeline), when there are any.
+        let activities = application?.activities
+        let activity = activities?.isObserved == true ? Activity(kind: .service, name: graph.name(of: slot)) : nil
+        if let activity { activities?.report(.started(activity)) }
         do { try await instance.start() } catch { failure = error }
-        let counts = graph.state(of: slot) == .starting && endCall(slot) != nil
-        if let begun, let application {
-            let outcome = failure.map { "\($0)" } ?? (counts ? nil : "its outcome came too late to count (timed out or unregistered)")
-            application.reportActivity(Activity(name: graph.name(of: slot), category: "service", start: begun, end: application.uptime, failure: outcome))
-        }
-        guard counts else { return }
+        guard graph.state(of: slot) == .starting, endCall(slot) != nil else { return }
         if let failure {
             fail(slot, .startFailed, detail: "\(failure)")
+            if let activity { activities?.report(.failed(activity, message: self.failure(ofSlot: slot)?.description ?? "\(failure)")) }
             return
         }
+        if let activity { activities?.report(.ended(activity)) }
         let ready = graph.markStarted(slot)
         startedSlots.append(slot)
         settle(slot, error: nil)
@@ -171,6 +171,9 @@ extension ServiceRegistry {
         } else {
             if let worker = call.worker { starts.abandon(worker) }
             fail(slot, .timedOut, detail: entries[slot].startDeadline.map { "\($0)" } ?? "")
+            if let activities = application?.activities, activities.isObserved {
+                activities.report(.failed(Activity(kind: .service, name: graph.name(of: slot)), message: failure(ofSlot: slot)?.description ?? "timed out"))
+            }
         }
     }
 
