@@ -94,7 +94,7 @@ public struct ReportsProgress: TestTrait, SuiteTrait, TestScoping {
                     board.lines += 1
                     let names = board.running.keys.sorted()
                     let more = names.count > 3 ? " and \(names.count - 3) more" : ""
-                    return "… \(names.count) long tests still running after \(Int(Date().timeIntervalSince(board.began))) s: "
+                    return "… \(names.count) long \(names.count == 1 ? "test" : "tests") still running after \(Int(Date().timeIntervalSince(board.began))) s: "
                         + names.prefix(3).joined(separator: ", ") + more
                 }
                 if let line { print(line) }
