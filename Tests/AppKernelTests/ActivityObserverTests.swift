@@ -39,4 +39,27 @@ struct ActivityObserverTests {
         #expect(heard.isEmpty, "a cancelled observer hears nothing")
         withExtendedLifetime(tokens) {}
     }
+
+    /// An event's hooks are dispatched from a snapshot that carries the observed sink, as it
+    /// carries the budget: an observer added after a snapshot was taken hears the next dispatch,
+    /// and once the last observer goes the hooks are run unobserved again.
+    @Test func observersComingAndGoingReachSnapshotsAlreadyTaken() throws {
+        let host = SimulatedHost(clock: TestClock())
+        let app = try host.launch(delegate: DefaultApplicationDelegate())
+        var tokens: [ListenerToken] = []
+        app.hooks.before(.didEnterBackground, label: "flush") { _ in }.store(in: &tokens)
+        try host.moveToBackground()   // the snapshot is taken, nobody observing
+        try host.moveToForeground()
+        var heard: [ActivityEvent] = []
+        let token = app.addActivityObserver { heard.append($0) }
+        try host.moveToBackground()
+        let flush = Activity(kind: .hook, name: "didEnterBackground.before:flush")
+        #expect(heard == [.started(flush), .ended(flush)])
+        token.cancel()
+        heard.removeAll()
+        try host.moveToForeground()
+        try host.moveToBackground()
+        #expect(heard.isEmpty)
+        withExtendedLifetime(tokens) {}
+    }
 }

@@ -51,8 +51,29 @@ package final class ActivitySink: Registrar {
     }
 
     private var observers: [Registration] = []
+    /// The hook registries that report here, told when the first observer comes and the last goes.
+    private var registries: [WeakRegistry] = []
+    private struct WeakRegistry { weak var registry: HookRegistry? }
 
     package init() {}
+
+    /// `registry` reports its hooks here (``HookRegistry/activities``).
+    func remember(_ registry: HookRegistry) {
+        registries.removeAll { $0.registry == nil || $0.registry === registry }
+        registries.append(WeakRegistry(registry: registry))
+    }
+
+    /// `registry` no longer reports here.
+    func forget(_ registry: HookRegistry) {
+        registries.removeAll { $0.registry == nil || $0.registry === registry }
+    }
+
+    /// Tells the registries that observers came or went; released after the access ends (a
+    /// registry's change may reach this sink again).
+    private func observationChanged() {
+        let registries = registries
+        for entry in registries { entry.registry?.activitiesObservationChanged() }
+    }
 
     /// Whether anyone observes.
     package var isObserved: Bool { !observers.isEmpty }
@@ -65,12 +86,14 @@ package final class ActivitySink: Registrar {
     func add(_ handler: @escaping @MainActor (ActivityEvent) -> Void) -> ListenerToken {
         let registration = Registration(handler)
         observers.append(registration)
+        if observers.count == 1 { observationChanged() }
         return ListenerToken(registration: registration, registrar: self)
     }
 
     package func cancelRegistration(_ registration: AnyObject?) {
         let removed = observers   // released after the access to `observers` has ended
         observers.removeAll { $0 === registration }
+        if observers.isEmpty && !removed.isEmpty { observationChanged() }
         withExtendedLifetime(removed) {}
     }
 }

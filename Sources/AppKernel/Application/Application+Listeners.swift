@@ -94,8 +94,9 @@ extension Application {
         let hookRun = hooks.snapshot(at: event)
         if let hookRun {
             if !pipelineObservers.isEmpty { observe(.hooks, event.record(payload)) }
-            _ = try? hooks.run(hookRun.before, event, payload, hookFailurePolicy, budget: hookRun.budget)
-            let result = (try? hooks.run(hookRun.handle, event, payload, hookFailurePolicy, budget: hookRun.budget)) ?? .continue
+            _ = try? hooks.run(hookRun.before, event, payload, hookFailurePolicy, budget: hookRun.budget, activities: hookRun.activities)
+            let result = (try? hooks.run(hookRun.handle, event, payload, hookFailurePolicy, budget: hookRun.budget,
+                                         activities: hookRun.activities)) ?? .continue
             if result.stops {
                 if !pipelineObservers.isEmpty { observe(.hookStop(result), event.record(payload)) }
                 return .stopped(result)
@@ -111,7 +112,7 @@ extension Application {
         let value = deliver(payload)
         if !event.notifiesBeforeDelegate { notifyListeners(event, payload, record) }
         if let hookRun, runAfterHooks {
-            _ = try? hooks.run(hookRun.after, event, payload, hookFailurePolicy, budget: hookRun.budget)
+            _ = try? hooks.run(hookRun.after, event, payload, hookFailurePolicy, budget: hookRun.budget, activities: hookRun.activities)
         }
         return .delivered(value)
     }

@@ -7,19 +7,24 @@ final class HookSnapshot<Payload> {
     /// The registry's ``HookRegistry/slowHookBudget`` when the snapshot was taken (a change of
     /// budget drops every snapshot).
     let budget: Duration?
+    /// Where each hook's run is reported, while anyone observes activities (`nil` otherwise; a
+    /// change drops every snapshot, as the budget's does): dispatch reads no other state for it.
+    let activities: ActivitySink?
 
-    init(before: [HookEntry<Payload>], handle: [HookEntry<Payload>], after: [HookEntry<Payload>], budget: Duration?) {
+    init(before: [HookEntry<Payload>], handle: [HookEntry<Payload>], after: [HookEntry<Payload>], budget: Duration?,
+         activities: ActivitySink?) {
         self.before = before
         self.handle = handle
         self.after = after
         self.budget = budget
+        self.activities = activities
     }
 }
 
 /// What the registry tells every chain, whatever its payload.
 @MainActor
 protocol AnyHookChain: AnyObject {
-    func budgetChanged(to budget: Duration?)
+    func settingsChanged(budget: Duration?, activities: ActivitySink?)
 }
 
 /// The hooks of one point, by stage. The three stage lists are one stored value, so a dispatch
@@ -49,14 +54,16 @@ final class HookChain<Payload>: AnyHookChain, Registrar {
         }
 
         /// Every stage in run order. Compact first (``HookChain/compact()``).
-        mutating func snapshot(budget: Duration?) -> HookSnapshot<Payload>? {
+        mutating func snapshot(budget: Duration?, activities: ActivitySink?) -> HookSnapshot<Payload>? {
             guard !isEmpty else { return nil }
-            return HookSnapshot(before: before.snapshot(), handle: handle.snapshot(), after: after.snapshot(), budget: budget)
+            return HookSnapshot(before: before.snapshot(), handle: handle.snapshot(), after: after.snapshot(), budget: budget,
+                                activities: activities)
         }
     }
 
     private var stages = Stages()
     private var budget: Duration?
+    private var activities: ActivitySink?
     /// The snapshot of the current hooks, built by the first dispatch after a change (`nil`
     /// until then, or when there are none); registering or cancelling drops it.
     private var current: (snapshot: HookSnapshot<Payload>?, isValid: Bool) = (nil, false)
@@ -70,17 +77,19 @@ final class HookChain<Payload>: AnyHookChain, Registrar {
         let current = current
         if current.isValid { return current.snapshot }
         compact()
-        let snapshot = stages.snapshot(budget: budget)
+        let snapshot = stages.snapshot(budget: budget, activities: activities)
         self.current = (snapshot, true)
         return snapshot
     }
 
-    init(budget: Duration?) {
+    init(budget: Duration?, activities: ActivitySink?) {
         self.budget = budget
+        self.activities = activities
     }
 
-    func budgetChanged(to budget: Duration?) {
+    func settingsChanged(budget: Duration?, activities: ActivitySink?) {
         self.budget = budget
+        self.activities = activities
         current = (nil, false)
     }
 

@@ -42,11 +42,7 @@ public final class HookRegistry {
     /// A synchronous hook that runs longer than this (on the registry's clock) is reported to
     /// ``onSlowHook``. `nil` turns the check off.
     public var slowHookBudget: Duration? {
-        didSet {
-            // Dispatch reads the budget from the chain's snapshot: one read per dispatch fewer.
-            for chain in eventChains { (chain as? any AnyHookChain)?.budgetChanged(to: slowHookBudget) }
-            for chain in pointChains.values { (chain as? any AnyHookChain)?.budgetChanged(to: slowHookBudget) }
-        }
+        didSet { settingsChanged() }
     }
     /// Receives hooks that ran over ``slowHookBudget``: diagnostics, as BeeHive's profiler gives.
     public var onSlowHook: (@MainActor (HookTiming) -> Void)?
@@ -54,7 +50,32 @@ public final class HookRegistry {
     private let elapsed: @Sendable () -> Duration
     /// Where each hook's run is reported while someone observes (the application's activity
     /// observers; a phase engine running this registry's hooks under an application sets it).
-    package var activities: ActivitySink?
+    package var activities: ActivitySink? {
+        didSet {
+            guard activities !== oldValue else { return }
+            oldValue?.forget(self)
+            activities?.remember(self)
+            activitiesObservationChanged()
+        }
+    }
+    /// ``activities`` while anyone observes it, else `nil`: what dispatch reads — from the chain's
+    /// snapshot, like the budget — so an event's hooks cost no more while nobody observes.
+    private var observedActivities: ActivitySink?
+
+    /// The sink's observers came or went: snapshots taken from now carry the sink, or not.
+    package func activitiesObservationChanged() {
+        let observed = activities?.isObserved == true ? activities : nil
+        guard observed !== observedActivities else { return }
+        observedActivities = observed
+        settingsChanged()
+    }
+
+    /// Dispatch reads the budget and the observed sink from the chain's snapshot (one read per
+    /// dispatch fewer each), so a change of either drops every chain's snapshot.
+    private func settingsChanged() {
+        for chain in eventChains { (chain as? any AnyHookChain)?.settingsChanged(budget: slowHookBudget, activities: observedActivities) }
+        for chain in pointChains.values { (chain as? any AnyHookChain)?.settingsChanged(budget: slowHookBudget, activities: observedActivities) }
+    }
     /// The hooks of each application event that ever had one, by the event's ordinal: an event
     /// finds its chain (or that it has none) without hashing anything.
     private var eventChains: [AnyObject?] = Array(repeating: nil, count: LifecycleEvent.Name.allCases.count)
@@ -114,7 +135,7 @@ public final class HookRegistry {
     public func runBefore<Point: HookPoint>(_ point: Point, _ payload: Point.Payload,
                                             onFailure policy: HookFailurePolicy) throws(HookError) {
         guard let chain = chain(at: point) else { return }
-        _ = try run(chain.entries(.before), point, payload, policy, budget: slowHookBudget)
+        _ = try run(chain.entries(.before), point, payload, policy, budget: slowHookBudget, activities: observedActivities)
     }
 
     /// Runs the handlers of `point` on a snapshot of them, until one answers other than
@@ -123,7 +144,7 @@ public final class HookRegistry {
     public func runHandle<Point: HookPoint>(_ point: Point, _ payload: Point.Payload,
                                             onFailure policy: HookFailurePolicy) throws(HookError) -> HookResult {
         guard let chain = chain(at: point) else { return .continue }
-        return try run(chain.entries(.handle), point, payload, policy, budget: slowHookBudget)
+        return try run(chain.entries(.handle), point, payload, policy, budget: slowHookBudget, activities: observedActivities)
     }
 
     /// Runs the `after` observers of `point` on a snapshot of them.
@@ -131,7 +152,7 @@ public final class HookRegistry {
     public func runAfter<Point: HookPoint>(_ point: Point, _ payload: Point.Payload,
                                            onFailure policy: HookFailurePolicy) throws(HookError) {
         guard let chain = chain(at: point) else { return }
-        _ = try run(chain.entries(.after), point, payload, policy, budget: slowHookBudget)
+        _ = try run(chain.entries(.after), point, payload, policy, budget: slowHookBudget, activities: observedActivities)
     }
 
     /// A snapshot of an application event's hooks for one dispatch, or `nil` when it has none.
@@ -155,8 +176,8 @@ public final class HookRegistry {
     /// read once before the stage and once after each hook (each reading ends one hook's time and
     /// starts the next's); without one, never.
     func run<Point: HookPoint>(_ entries: [HookEntry<Point.Payload>], _ point: Point, _ payload: Point.Payload,
-                               _ policy: HookFailurePolicy, budget: Duration?) throws(HookError) -> HookResult {
-        if let activities, activities.isObserved {
+                               _ policy: HookFailurePolicy, budget: Duration?, activities: ActivitySink?) throws(HookError) -> HookResult {
+        if let activities {
             return try runObserved(entries, point, payload, policy, budget: budget, activities)
         }
         guard let budget else {
@@ -233,7 +254,7 @@ public final class HookRegistry {
         if let stored = storedChain(key, of: Point.Payload.self) {
             chain = stored
         } else {
-            chain = HookChain<Point.Payload>(budget: slowHookBudget)
+            chain = HookChain<Point.Payload>(budget: slowHookBudget, activities: observedActivities)
             switch key {
             case .event(let name): eventChains[name.ordinal] = chain
             case let key: pointChains[key] = chain
