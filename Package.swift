@@ -89,7 +89,7 @@ let package = Package(
                            "AppKernelAuth", "LoopbackServer", "AppKernelSDKTesting"],
             path: "Benchmarks/AppKernelBenchmarks",
             swiftSettings: strictSettings),
-        .testTarget(name: "AppKernelTests", dependencies: ["AppKernel", "AppKernelTesting"], swiftSettings: strictSettings),
+        .testTarget(name: "AppKernelTests", dependencies: ["AppKernel", "AppKernelTesting", "TestSupport"], swiftSettings: strictSettings),
         .testTarget(name: "AppKernelCoreTests", dependencies: ["AppKernelCore", "TestSupport"], swiftSettings: strictSettings),
         .testTarget(name: "AppKernelTestingTests", dependencies: ["AppKernel", "AppKernelTesting", "AppKernelSDK", "AppKernelSDKTesting", "AppKernelAuth",
                                                             "TestSupport"],

@@ -5,6 +5,7 @@ import AppKernelCore
 import AppKernelSDK
 import Foundation
 import Testing
+import TestSupport
 import AppKernelAuth
 import AppKernelSDKTesting
 import AppKernelTesting
@@ -240,10 +241,8 @@ struct PortingGuideResourcesTests {
         """
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         let ours = try String(contentsOf: root.appendingPathComponent("Package.swift"), encoding: .utf8)
-        let named = manifest.components(separatedBy: ".product(name: \"").dropFirst().map { $0.components(separatedBy: "\"")[0] }
+        let named = productsNamed(inManifest: manifest)
         #expect(named.count == 10)
-        for product in named {
-            #expect(ours.contains(".library(name: \"\(product)\", targets: [\"\(product)\"])"), "\(product) is not a library product")
-        }
+        #expect(productsNotLibraries(named, packageManifest: ours) == [], "not library products")
     }
 }

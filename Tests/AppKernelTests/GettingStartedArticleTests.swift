@@ -3,6 +3,7 @@
 // (Tests/Helpers/ReadmeServer).
 import Foundation
 import Testing
+import TestSupport
 import AppKernel
 import AppKernelTesting
 
@@ -79,11 +80,9 @@ struct GettingStartedArticle {
         """
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         let ours = try String(contentsOf: root.appendingPathComponent("Package.swift"), encoding: .utf8)
-        let named = manifest.components(separatedBy: ".product(name: \"").dropFirst().map { $0.components(separatedBy: "\"")[0] }
+        let named = productsNamed(inManifest: manifest)
         #expect(named == ["AppKernel", "AppKernelPOSIX", "AppKernelTesting"])
-        for product in named {
-            #expect(ours.contains(".library(name: \"\(product)\", targets: [\"\(product)\"])"), "\(product) is not a library product")
-        }
+        #expect(productsNotLibraries(named, packageManifest: ours) == [], "not library products")
         #expect(ours.hasPrefix("// swift-tools-version:6.0"), "the article's tools version is the package's")
         #expect(manifest.contains("/AppKernel.git\""), "the package: argument is the URL's last component, AppKernel")
     }

@@ -5,6 +5,7 @@
 // uses — what a pasted block lacks first.
 import Foundation
 import Testing
+import TestSupport
 
 @Suite struct SnippetsPasteTests {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
@@ -211,14 +212,9 @@ import Testing
         )
         """
         let halves = manifest.components(separatedBy: ".testTarget(")
-        func products(_ text: String) -> [String] {
-            text.components(separatedBy: ".product(name: \"").dropFirst().map { $0.components(separatedBy: "\"")[0] }
-        }
-        let app = Set(products(halves[0])), tests = Set(products(halves[1]))
+        let app = Set(productsNamed(inManifest: halves[0])), tests = Set(productsNamed(inManifest: halves[1]))
         let ours = try String(contentsOf: Self.root.appendingPathComponent("Package.swift"), encoding: .utf8)
-        for product in app.union(tests) {
-            #expect(ours.contains(".library(name: \"\(product)\", targets: [\"\(product)\"])"), "\(product) is not a library product")
-        }
+        #expect(productsNotLibraries(app.union(tests), packageManifest: ours) == [], "not library products")
         var ported: Set<String> = []
         let enumerator = FileManager.default.enumerator(at: Self.root.appendingPathComponent("Examples/AccountsApp"), includingPropertiesForKeys: nil)
         while let url = enumerator?.nextObject() as? URL {

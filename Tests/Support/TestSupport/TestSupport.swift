@@ -102,3 +102,16 @@ public struct ReportsProgress: TestTrait, SuiteTrait, TestScoping {
         }
     }
 }
+
+/// What a manifest shown in the documentation names: the products of its
+/// `.product(name: "…", package: …)` entries, in order.
+public func productsNamed(inManifest manifest: String) -> [String] {
+    manifest.components(separatedBy: ".product(name: \"").dropFirst().map { $0.components(separatedBy: "\"")[0] }
+}
+
+/// The products of `products` that this package's `Package.swift` (its text, `packageManifest`)
+/// does not declare as a library of the target of the same name — what a documented manifest
+/// could name by mistake.
+public func productsNotLibraries(_ products: some Sequence<String>, packageManifest: String) -> [String] {
+    products.filter { !packageManifest.contains(".library(name: \"\($0)\", targets: [\"\($0)\"])") }
+}
