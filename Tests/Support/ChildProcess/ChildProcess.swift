@@ -16,6 +16,8 @@ public final class ChildProcess: Sendable {
         /// status is known once all three are (so every line the child wrote has been read by then).
         var reaped: Int32?
         var pipesClosed = 0
+        /// When Foundation reaped it, stamped on Foundation's thread (not a waiting task's).
+        var exited: ContinuousClock.Instant?
 
         mutating func settle() {
             if pipesClosed == 2, let reaped { status = reaped }
@@ -52,7 +54,8 @@ public final class ChildProcess: Sendable {
         let output = self.output
         process.terminationHandler = { process in
             let code = process.terminationReason == .exit ? process.terminationStatus : 128 + process.terminationStatus
-            output.withLock { $0.reaped = code; $0.settle() }
+            let now = ContinuousClock.now
+            output.withLock { $0.reaped = code; $0.exited = now; $0.settle() }
         }
         try process.run()
         if let input {
@@ -87,6 +90,10 @@ public final class ChildProcess: Sendable {
     public var errors: String { output.withLock { $0.errors } }
     /// The exit status (128 + the signal for a killed child); `nil` while it runs.
     public var status: Int32? { output.withLock { $0.status } }
+    /// When the child was reaped, stamped by the thread that reaped it — a bound on how long it
+    /// ran that a loaded machine's late resumption of the waiting test does not stretch; `nil`
+    /// while it runs.
+    public var exited: ContinuousClock.Instant? { output.withLock { $0.exited } }
 
     /// Sends `signal` to the child.
     public func send(_ signal: Int32) { kill(pid, signal) }

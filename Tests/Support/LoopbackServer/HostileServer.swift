@@ -59,6 +59,8 @@ public final class HostileServer: @unchecked Sendable {
     public var connectionsAccepted: Int { served.load(ordering: .sequentiallyConsistent) }
     /// How many requests it read.
     public var requestsRead: Int { requests.load(ordering: .sequentiallyConsistent) }
+    /// When each connection opened and closed, stamped on the server's threads.
+    public let log = ConnectionLog()
     private let listener: Int32
     private let answer: Answer
     private let stopped = Atomic<Bool>(false)
@@ -134,11 +136,11 @@ public final class HostileServer: @unchecked Sendable {
     /// `limit`: a refused or timed-out download must end the transfer, not just stop listening.
     public func clientsLeft(within limit: Duration) async -> Bool {
         let end = ContinuousClock.now + limit
-        while ContinuousClock.now < end {
+        while true {                                        // the last look after the limit: a late resume still sees them gone
             if served.load(ordering: .sequentiallyConsistent) > 0, connections.withLock({ $0.isEmpty }) { return true }
+            if ContinuousClock.now >= end { return false }
             try? await Task.sleep(for: .milliseconds(5))    // polling loopback I/O, nothing else to wait on
         }
-        return false
     }
 
     private func acceptLoop() {
@@ -148,10 +150,11 @@ public final class HostileServer: @unchecked Sendable {
                 if errno == EINTR { continue }
                 return
             }
+            let number = log.open()
             served.add(1, ordering: .sequentiallyConsistent)
             connections.withLock { _ = $0.insert(connection) }
             if stopped.load(ordering: .sequentiallyConsistent) { shutdown(connection, Int32(SHUT_RDWR)) }
-            let thread = Thread { self.serve(connection) }
+            let thread = Thread { self.serve(connection, number: number) }
             thread.start()
         }
     }
@@ -178,8 +181,9 @@ public final class HostileServer: @unchecked Sendable {
         return true
     }
 
-    private func serve(_ connection: Int32) {
+    private func serve(_ connection: Int32, number: Int) {
         defer {
+            log.close(number)
             connections.withLock { _ = $0.remove(connection) }
             close(connection)
         }

@@ -70,6 +70,9 @@ public final class TestHTTPServer: @unchecked Sendable {
     public var baseURL: URL { URL(string: "http://127.0.0.1:\(port)")! }
     private let listener: Int32
     private let stopped = Atomic<Bool>(false)
+    /// When each connection opened and closed (labelled with its request's path), stamped on the
+    /// server's threads.
+    public let log = ConnectionLog()
 
     private init(listener: Int32, port: UInt16) {
         self.listener = listener
@@ -131,12 +134,16 @@ public final class TestHTTPServer: @unchecked Sendable {
                 if errno == EINTR { continue }
                 return
             }
-            let thread = Thread { Self.serve(connection, handler) }
+            let number = log.open()
+            let thread = Thread { [log] in
+                Self.serve(connection, handler) { log.label(number, as: $0) }
+                log.close(number)
+            }
             thread.start()
         }
     }
 
-    private static func serve(_ connection: Int32, _ handler: @Sendable (Request) -> Response) {
+    private static func serve(_ connection: Int32, _ handler: @Sendable (Request) -> Response, labelled: (String) -> Void) {
         defer { close(connection) }
         var timeout = timeval(tv_sec: 10, tv_usec: 0)
         _ = setsockopt(connection, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
@@ -170,6 +177,7 @@ public final class TestHTTPServer: @unchecked Sendable {
         let request = Request(method: String(requestLine[0]), target: target, path: String(parts[0]),
                               query: parts.count > 1 ? decodeForm(String(parts[1])) : [:], headers: headers,
                               body: Data(bytes[headEnd..<(headEnd + length)]))
+        labelled(request.path)
         let response = handler(request)
         var text = "HTTP/1.1 \(response.status) \(response.status < 400 ? "OK" : "Error")\r\n"
         var responseHeaders = response.headers
