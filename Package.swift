@@ -111,7 +111,7 @@ let package = Package(
             swiftSettings: strictSettings),
         .executableTarget(
             name: "LaunchPicture",   // draws Examples/Pictures/launch.png's page (Examples/Pictures/make-pictures)
-            dependencies: ["AppKernel", "AppKernelModules", "AppKernelPOSIX", "AppKernelTesting"],
+            dependencies: ["AppKernelPOSIX", "ScriptedLaunch"],
             path: "Tests/Helpers/LaunchPicture",
             swiftSettings: strictSettings),
         .executableTarget(
@@ -120,7 +120,7 @@ let package = Package(
             path: "Tests/Helpers/ReadmeServer",
             swiftSettings: strictSettings),
         .target(name: "ChildProcess", dependencies: ["AppKernelCore", "TestSupport"], path: "Tests/Support/ChildProcess", swiftSettings: strictSettings),
-        .testTarget(name: "AppKernelPOSIXTests", dependencies: ["AppKernelPOSIX", "AppKernel", "AppKernelModules", "AppKernelSDK", "AppKernelTesting", "ProcessHostDemo", "ReadmeServer", "ChildProcess"],
+        .testTarget(name: "AppKernelPOSIXTests", dependencies: ["AppKernelPOSIX", "AppKernel", "AppKernelModules", "AppKernelSDK", "AppKernelTesting", "ProcessHostDemo", "ReadmeServer", "ChildProcess", "ScriptedLaunch"],
                     swiftSettings: strictSettings),
         .testTarget(name: "AppKernelModulesTests", dependencies: ["AppKernelModules", "AppKernel", "AppKernelTesting", "TestSupport"],
                     swiftSettings: strictSettings),
@@ -134,6 +134,8 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["TestFolders"], path: "Tests/Support/TestSupport", swiftSettings: strictSettings),
         // Points the test process's XDG folders into a temporary folder before main (TestFolders.c).
         .target(name: "TestFolders", path: "Tests/Support/TestFolders"),
+        .target(name: "ScriptedLaunch", dependencies: ["AppKernel", "AppKernelModules", "AppKernelPOSIX", "AppKernelTesting"],
+                path: "Tests/Support/ScriptedLaunch", swiftSettings: strictSettings),
         .target(name: "LoopbackServer", dependencies: ["AppKernelCore"], path: "Tests/Support/LoopbackServer", swiftSettings: strictSettings),
         // The client; tests that need a server use the embedded org (or a loopback server).
         .testTarget(name: "AppKernelRESTTests", dependencies: ["AppKernelREST", "AppKernelEmbeddedOrg", "AppKernel", "AppKernelAuth", "AppKernelTesting", "LoopbackServer",

@@ -3,75 +3,29 @@ import AppKernelModules
 import AppKernelPOSIX
 import AppKernelTesting
 import ChildProcess
+import ScriptedLaunch
 import Foundation
 import Testing
 import TestSupport
 
-/// A forceios-like launch under a virtual clock — a BootLoader with services (AppKernelModules'
-/// ContextBootLoader), an SDK-like phase engine behind a launch gate, a hook on an event and one
-/// on a phase, and one failing service — recorded into a ``LaunchTimeline``.
-@MainActor
+/// A forceios-like launch under a virtual clock (ScriptedLaunch, which README's picture draws
+/// too): a BootLoader with services, an SDK-like phase engine behind a launch gate, a hook on an
+/// event and one on a phase, and one failing service.
 enum RecordedLaunch {
-    static let bootLoaderPhases = ["loadModules", "setupWindow", "startRunOnceServices", "startNonLazyServices",
-                                   "startAutoStartServiceGroups", "showWindow", "startLauncher"]
+    static let bootLoaderPhases = ScriptedLaunch.bootLoaderPhases
     static let sdkPhases = ["config", "sdkInit", "passcode", "auth", "rootController"]
     static let failure = "the analytics endpoint refused the key"
     static let boldHook = "warm <b>cache</b>"
 
-    /// A service that takes `duration` on `clock`, or throws `failure` after it.
-    final class TimedService: Service {
-        let clock: TestClock
-        let duration: Duration
-        let failure: String?
-        init(_ clock: TestClock, _ duration: Duration, failure: String? = nil) {
-            self.clock = clock
-            self.duration = duration
-            self.failure = failure
-        }
-        func start() async throws {
-            try await clock.sleep(for: duration)
-            if let failure { throw Refusal(message: failure) }
-        }
-    }
-
-    struct Refusal: Error, CustomStringConvertible {
-        let message: String
-        var description: String { message }
-    }
-
     /// Runs the launch to its end (every gate open) and returns its timeline.
+    @MainActor
     static func record() async throws -> LaunchTimeline {
-        let clock = TestClock()
-        let loader = ContextBootLoader { context in
-            context.services.register(named: "keychain") { TimedService(clock, .milliseconds(30)) }
-            context.services.register(named: "network") { TimedService(clock, .milliseconds(50)) }
-            context.services.register(named: "analytics", failurePolicy: .continueWithout) {
-                TimedService(clock, .milliseconds(20), failure: failure)
-            }
-        }
-        let app = Application(delegate: DefaultApplicationDelegate(), bootLoader: loader, clock: clock)
-        var tokens: [ListenerToken] = []
-        app.hooks.before(.didFinishLaunching, label: boldHook) { _ in clock.simulateWork(for: .milliseconds(4)) }.store(in: &tokens)
-        app.hooks.before(BootPhase("setupWindow"), label: "theme") { _ in clock.simulateWork(for: .milliseconds(6)) }.store(in: &tokens)
-        let sdk = PhaseEngine<BootPhase>(name: "sdk", steps: sdkPhases.map { name in
-            PhaseEngine.Step(BootPhase(name), body: .async { _ in try await clock.sleep(for: .milliseconds(15)) })
-        })
-        app.addLaunchGate(named: "sdk launch") { try? await sdk.run(app, hooks: app.hooks, application: app) }.store(in: &tokens)
-        let timeline = LaunchTimeline()
-        timeline.record(app)
-        try app.handle(.launch(LaunchOptions(), inBackground: false))
-        var gatesOpen = false
-        let gates = Task { @MainActor in
-            await app.waitForLaunchGates()
-            gatesOpen = true
-        }
-        for _ in 0..<1_000 where !(gatesOpen && loader.state == .finished) {
-            await clock.advance(by: .milliseconds(1))
-        }
-        await gates.value
-        timeline.finish(at: app.uptime)
-        withExtendedLifetime(tokens) {}
-        return timeline
+        try await ScriptedLaunch(
+            services: [.init("keychain", milliseconds: 30), .init("network", milliseconds: 50),
+                       .init("analytics", milliseconds: 20, failure: failure)],
+            hooks: [.init(.didFinishLaunching, boldHook, milliseconds: 4), .init(.phase("setupWindow"), "theme", milliseconds: 6)],
+            sdkPhases: sdkPhases.map { ($0, 15) }
+        ).record()
     }
 }
 
