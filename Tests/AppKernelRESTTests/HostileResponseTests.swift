@@ -149,7 +149,7 @@ extension RestRequest {
         let client = RestClient(credentials: .sample(instance: server.url), transport: SocketTransport(timeout: 1))
         let error = await #expect(throws: RestClientError.self) { try await client.send(request: .versions()) }
         // Timed by the server (a loaded machine resumes this task late): a megabyte at a byte per
-        // 20 ms would take 5 hours.
+        // 20 ms would take almost 6 hours.
         let connection = await server.log.closedConnection(within: .seconds(60))
         #expect(try #require(connection?.duration) < .seconds(30), "ended by the 1 s deadline, not by the endless body's end")
         #expect(await server.clientsLeft(within: .seconds(10)), "the transfer ended")
