@@ -13,11 +13,15 @@ public struct KillRounds: Sendable {
     public let seed: UInt64
     private var state: UInt64
 
-    /// `ci` rounds normally; 1,000 in the long mode.
+    /// `ci` rounds normally; 1,000 in the long mode; a quarter of `ci` (at least 10) under
+    /// `.ci/sanitizers` (`APPKERNEL_SANITIZER` set), where each round's sanitized child costs 5–10×:
+    /// the sanitizer looks at the writer's memory and threads, which a few dozen kills exercise as
+    /// well as 200, and the plain suite runs every round.
     public init(ci: Int) {
         let environment = ProcessInfo.processInfo.environment
         isLong = environment["APPKERNEL_KILL_TESTS"] == "long"
-        count = isLong ? 1_000 : ci
+        let sanitized = environment["APPKERNEL_SANITIZER"] != nil
+        count = isLong ? 1_000 : sanitized ? max(10, ci / 4) : ci
         seed = environment["APPKERNEL_KILL_SEED"].flatMap { UInt64($0) } ?? UInt64.random(in: 1...UInt64.max)
         state = seed
     }
