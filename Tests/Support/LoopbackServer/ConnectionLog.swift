@@ -50,13 +50,25 @@ public final class ConnectionLog: Sendable {
         spans.withLock { $0[number].closed = now }
     }
 
-    /// The first connection labelled `label` (any, when nil) once it has closed, polling every
-    /// 5 ms for up to `limit`; nil when none closed in time. The last look comes after the limit,
-    /// so a caller resumed late still sees a connection that closed meanwhile.
+    /// The first connection labelled `label` (any, when nil) once it has closed, within `limit`;
+    /// nil when none closed in time.
     public func closedConnection(labelled label: String? = nil, within limit: Duration) async -> Span? {
+        await poll(within: limit) { spans in
+            spans.first { label == nil || $0.label == label }.flatMap { $0.closed == nil ? nil : $0 }
+        }
+    }
+
+    /// Whether at least one connection was accepted and every one has closed, within `limit`.
+    public func allClosed(within limit: Duration) async -> Bool {
+        await poll(within: limit) { spans in !spans.isEmpty && spans.allSatisfy { $0.closed != nil } ? true : nil } ?? false
+    }
+
+    /// What `found` finds in the connections, looking every 5 ms for up to `limit`. The last look
+    /// comes after the limit, so a caller resumed late still sees what happened meanwhile.
+    private func poll<Found>(within limit: Duration, _ found: ([Span]) -> Found?) async -> Found? {
         let end = ContinuousClock.now + limit
         while true {
-            if let span = connections.first(where: { label == nil || $0.label == label }), span.closed != nil { return span }
+            if let result = found(connections) { return result }
             if ContinuousClock.now >= end { return nil }
             try? await Task.sleep(for: .milliseconds(5))    // polling loopback I/O, nothing else to wait on
         }

@@ -135,12 +135,7 @@ public final class HostileServer: @unchecked Sendable {
     /// Whether every client that connected has hung up (the server saw its socket close) within
     /// `limit`: a refused or timed-out download must end the transfer, not just stop listening.
     public func clientsLeft(within limit: Duration) async -> Bool {
-        let end = ContinuousClock.now + limit
-        while true {                                        // the last look after the limit: a late resume still sees them gone
-            if served.load(ordering: .sequentiallyConsistent) > 0, connections.withLock({ $0.isEmpty }) { return true }
-            if ContinuousClock.now >= end { return false }
-            try? await Task.sleep(for: .milliseconds(5))    // polling loopback I/O, nothing else to wait on
-        }
+        await log.allClosed(within: limit)
     }
 
     private func acceptLoop() {
