@@ -136,7 +136,7 @@ let package = Package(
         .target(name: "TestFolders", path: "Tests/Support/TestFolders"),
         .target(name: "ScriptedLaunch", dependencies: ["AppKernel", "AppKernelModules", "AppKernelPOSIX", "AppKernelTesting"],
                 path: "Tests/Support/ScriptedLaunch", swiftSettings: strictSettings),
-        .target(name: "LoopbackServer", dependencies: ["AppKernelCore"], path: "Tests/Support/LoopbackServer", swiftSettings: strictSettings),
+        .target(name: "LoopbackServer", dependencies: ["AppKernelCore", "ChildProcess"], path: "Tests/Support/LoopbackServer", swiftSettings: strictSettings),
         // The client; tests that need a server use the embedded org (or a loopback server).
         .testTarget(name: "AppKernelRESTTests", dependencies: ["AppKernelREST", "AppKernelEmbeddedOrg", "AppKernel", "AppKernelAuth", "AppKernelTesting", "LoopbackServer",
                                                          "ChildProcess", "HostileBodyClient", "TestSupport"],

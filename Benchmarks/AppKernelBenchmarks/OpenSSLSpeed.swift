@@ -32,7 +32,7 @@ enum OpenSSLSpeed {
         // spins forever; CleanSpawn says why).
         let child: CleanSpawn.Child
         do { child = try CleanSpawn.start(executable, arguments: ["speed", "-seconds", "\(seconds)", "-bytes", "\(size)", "-evp", "aes-256-gcm"],
-                                          capturingOutput: true) } catch {
+                                          piping: .output) } catch {
             return .failure(Missing(description: "openssl could not be run: \(error)"))
         }
         var data = Data()

@@ -75,7 +75,8 @@ enum POSIX {
         #endif
     }
 
-    /// A pipe whose write end wakes a `poll` on its read end. Both ends are non-blocking.
+    /// A pipe whose write end wakes a `poll` on its read end. Both ends are non-blocking and
+    /// close-on-exec (a browser started meanwhile must not hold them).
     static func pipe() -> (read: Int32, write: Int32)? {
         var ends: [Int32] = [0, 0]
         // pipe(2) writes exactly two descriptors into the two-element array's storage.
@@ -85,8 +86,10 @@ enum POSIX {
         let made = ends.withUnsafeMutableBufferPointer { Glibc.pipe($0.baseAddress!) }
         #endif
         guard made == 0 else { return nil }
-        setNonBlocking(ends[0])
-        setNonBlocking(ends[1])
+        for end in ends {
+            setNonBlocking(end)
+            _ = fcntl(end, F_SETFD, FD_CLOEXEC)
+        }
         return (ends[0], ends[1])
     }
 

@@ -12,11 +12,11 @@ public final class ChildProcess: Sendable {
         var lines: [String] = []
         var errors = ""
         var status: Int32?
-        /// The exit code Foundation reaped, and how many of the two output pipes have closed: the
-        /// status is known once all three are (so every line the child wrote has been read by then).
+        /// The exit code the reaping thread got, and how many of the two output pipes have closed:
+        /// the status is known once all three are (so every line the child wrote has been read by then).
         var reaped: Int32?
         var pipesClosed = 0
-        /// When Foundation reaped it, stamped on Foundation's thread (not a waiting task's).
+        /// When it was reaped, stamped on the reaping thread (not a waiting task's).
         var exited: ContinuousClock.Instant?
 
         mutating func settle() {
@@ -25,9 +25,13 @@ public final class ChildProcess: Sendable {
     }
 
     private let output = Locked(Output())
-    private let standardInput: Pipe
+    /// The write end of the child's standard input while it is open.
+    private let input: Locked<Int32?>
     /// The child's process id.
     public let pid: Int32
+    /// The descriptors this process holds for the child: its standard input's write end and its
+    /// two outputs' read ends. Each is closed once the child has exited and this object is gone.
+    public let descriptors: [Int32]
 
     /// Where the executable `name` was built (beside the test runner); an absolute path as it is.
     public static func executable(_ name: String) -> URL {
@@ -40,46 +44,60 @@ public final class ChildProcess: Sendable {
     /// Starts `executable` with `arguments` and the test's environment plus `environment`
     /// (systemd's variables removed); `input`, if given, is written to its standard input,
     /// which is then closed (else standard input stays open until the child exits).
+    ///
+    /// Started with `CleanSpawn`, not Foundation's `Process`: the child gets no blocked or ignored
+    /// signal and none of the runner's descriptors, and nothing is kept after it ends. (On Linux,
+    /// Foundation kept each `Process` and its pipes until someone called `waitUntilExit()` — 2,600
+    /// descriptors open by the suite's end — and as of Swift 6.3 its `run()` can crash reading
+    /// `/proc/self/fd` when about 1,365 descriptors are open, which took down a CI run.)
     public init(executable: String, environment: [String: String] = [:], arguments: [String] = [], input: String? = nil) throws {
-        let process = Process()
-        process.executableURL = Self.executable(executable)
-        process.arguments = arguments
-        process.environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("NOTIFY_") && !$0.key.hasPrefix("WATCHDOG_") }
-            .merging(environment) { _, new in new }
-        let standardOutput = Pipe(), standardError = Pipe()
-        process.standardOutput = standardOutput
-        process.standardError = standardError
-        let standardInput = Pipe()
-        process.standardInput = standardInput
-        let output = self.output
-        process.terminationHandler = { process in
-            let code = process.terminationReason == .exit ? process.terminationStatus : 128 + process.terminationStatus
+        let child = try CleanSpawn.start(Self.executable(executable), arguments: arguments,
+                                         environment: ProcessInfo.processInfo.environment
+                                            .filter { !$0.key.hasPrefix("NOTIFY_") && !$0.key.hasPrefix("WATCHDOG_") }
+                                            .merging(environment) { _, new in new },
+                                         piping: [.input, .output, .errors])
+        pid = child.pid
+        self.input = Locked(child.input)
+        descriptors = [child.input, child.output, child.errors].compactMap { $0 }
+        let output = self.output, pid = child.pid
+        Thread.detachNewThread {
+            var status: Int32 = 0
+            while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
+            // The low seven bits: 0 for an exit (its code in the next byte), else the signal.
+            let code = status & 0x7f == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
             let now = ContinuousClock.now
             output.withLock { $0.reaped = code; $0.exited = now; $0.settle() }
         }
-        try process.run()
-        if let input {
-            standardInput.fileHandleForWriting.write(Data(input.utf8))
-            try? standardInput.fileHandleForWriting.close()
-        }
-        self.standardInput = standardInput
-        pid = process.processIdentifier
         let closed: @Sendable () -> Void = { output.withLock { $0.pipesClosed += 1; $0.settle() } }
-        Self.read(standardOutput, line: { line in output.withLock { $0.lines.append(line) } }, done: closed)
-        Self.read(standardError, line: { line in output.withLock { $0.errors += line + "\n" } }, done: closed)
+        if let descriptor = child.output { Self.drain(descriptor, line: { line in output.withLock { $0.lines.append(line) } }, done: closed) }
+        if let descriptor = child.errors { Self.drain(descriptor, line: { line in output.withLock { $0.errors += line + "\n" } }, done: closed) }
+        if let input {
+            write(input)
+            closeInput()
+        }
     }
 
-    private static func read(_ pipe: Pipe, line: @escaping @Sendable (String) -> Void, done: @escaping @Sendable () -> Void) {
+    /// Reads `descriptor` line by line on a thread of its own until the end of the output, then
+    /// closes it.
+    private static func drain(_ descriptor: Int32, line: @escaping @Sendable (String) -> Void, done: @escaping @Sendable () -> Void) {
         Thread.detachNewThread {
             var buffer = Data()
-            while let chunk = try? pipe.fileHandleForReading.read(upToCount: 1), let byte = chunk.first {
-                if byte == UInt8(ascii: "\n") {
-                    line(String(decoding: buffer, as: UTF8.self))
-                    buffer.removeAll()
-                } else {
-                    buffer.append(byte)
+            var chunk = [UInt8](repeating: 0, count: 4096)
+            while true {
+                // read(2) fills the local array's storage, borrowed for the call.
+                let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+                if count < 0 && errno == EINTR { continue }
+                guard count > 0 else { break }
+                for byte in chunk[..<count] {
+                    if byte == UInt8(ascii: "\n") {
+                        line(String(decoding: buffer, as: UTF8.self))
+                        buffer.removeAll()
+                    } else {
+                        buffer.append(byte)
+                    }
                 }
             }
+            close(descriptor)
             done()
         }
     }
@@ -99,7 +117,19 @@ public final class ChildProcess: Sendable {
     public func send(_ signal: Int32) { kill(pid, signal) }
 
     /// Writes `text` to the child's standard input (when it was left open).
-    public func write(_ text: String) { standardInput.fileHandleForWriting.write(Data(text.utf8)) }
+    public func write(_ text: String) {
+        input.withLock { descriptor in
+            if let descriptor { writeAll(Array(text.utf8), to: descriptor) }
+        }
+    }
+
+    /// Closes the child's standard input: it reads the end of its input.
+    public func closeInput() {
+        input.withLock { descriptor in
+            if let open = descriptor { close(open) }
+            descriptor = nil
+        }
+    }
 
     /// Waits until `condition` holds for the output, or `seconds` pass. Returns whether it held.
     public func waitUntil(seconds: Double = 10, _ condition: @escaping @Sendable ([String], Int32?) -> Bool) async -> Bool {
@@ -126,5 +156,20 @@ public final class ChildProcess: Sendable {
         return status
     }
 
-    deinit { if status == nil { kill(pid, SIGKILL) } }
+    deinit {
+        if status == nil { kill(pid, SIGKILL) }
+        closeInput()
+    }
+}
+
+/// Writes all of `bytes` to `descriptor`, or as much as it takes before an error.
+private func writeAll(_ bytes: [UInt8], to descriptor: Int32) {
+    var left = bytes[...]
+    while !left.isEmpty {
+        // write(2) reads the slice's storage, borrowed for the call.
+        let written = left.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+        if written < 0 && errno == EINTR { continue }
+        guard written > 0 else { return }
+        left = left.dropFirst(written)
+    }
 }

@@ -1,20 +1,16 @@
 public import Foundation
+import ChildProcess
 
 /// Runs a Python-standard-library server script on an ephemeral loopback port for the duration
 /// of a test. The script prints `PORT <n>` on its first line and exits when its standard input
 /// closes. Shared by the auth and REST test targets.
-///
-/// `@unchecked Sendable`: `process` and `input` are set once in `init`; afterwards only `stop()`
-/// touches `input`, once.
-public final class PythonServer: @unchecked Sendable {
+public final class PythonServer: Sendable {
     /// `http://127.0.0.1:<port>`.
     public let baseURL: URL
-    private let process: Process
-    private let input: Pipe
+    private let child: ChildProcess
 
-    private init(process: Process, input: Pipe, port: Int) {
-        self.process = process
-        self.input = input
+    private init(child: ChildProcess, port: Int) {
+        self.child = child
         self.baseURL = URL(string: "http://127.0.0.1:\(port)")!
     }
 
@@ -35,37 +31,20 @@ public final class PythonServer: @unchecked Sendable {
     /// Starts `script` and waits for it to say which port it took.
     public static func start(script: URL) async throws -> PythonServer {
         guard isInstalled else { throw ServerError.python3Missing }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", script.path]
-        let output = Pipe()
-        let input = Pipe()
-        process.standardOutput = output
-        process.standardInput = input
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let port: Int = try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global().async {
-                var line = Data()
-                while let byte = try? output.fileHandleForReading.read(upToCount: 1), let first = byte.first, first != UInt8(ascii: "\n") {
-                    line.append(first)
-                }
-                let text = String(decoding: line, as: UTF8.self)
-                if text.hasPrefix("PORT "), let port = Int(text.dropFirst(5)) {
-                    continuation.resume(returning: port)
-                } else {
-                    continuation.resume(throwing: ServerError.didNotStart(text))
-                }
-            }
+        let child = try ChildProcess(executable: "/usr/bin/env", arguments: ["python3", script.path])
+        // Generous: a loaded machine starts Python slowly; a script that fails exits at once.
+        _ = await child.waitUntil(seconds: 120) { lines, status in !lines.isEmpty || status != nil }
+        let first = child.lines.first ?? ""
+        guard first.hasPrefix("PORT "), let port = Int(first.dropFirst(5)) else {
+            throw ServerError.didNotStart(first.isEmpty ? child.errors : first)
         }
-        return PythonServer(process: process, input: input, port: port)
+        return PythonServer(child: child, port: port)
     }
 
     /// Closes the server's standard input, which makes it exit (a signal would reach only the
-    /// pyenv shim that may stand in between). Not `waitUntilExit()`: on Linux it spins a run loop
-    /// that test tasks never run, and hangs.
+    /// pyenv shim that may stand in between).
     public func stop() {
-        try? input.fileHandleForWriting.close()
+        child.closeInput()
     }
 
     /// The server could not start.
@@ -79,7 +58,7 @@ public final class PythonServer: @unchecked Sendable {
         public var description: String {
             switch self {
             case .python3Missing: PythonServer.missingMessage
-            case .didNotStart(let printed): "the server script did not print its port (its first line: '\(printed)')"
+            case .didNotStart(let printed): "the server script did not print its port (it printed: '\(printed)')"
             }
         }
     }
