@@ -71,7 +71,8 @@ extension ExplorerInvariant {
     }
 
     /// No service stops while a service that depends on it still runs
-    /// (``ExplorerWorld/trackService(_:named:dependencies:)``): dependents stop first, as mPaaS's
+    /// (``ExplorerWorld/startService(named:dependencies:_:)``,
+    /// ``ExplorerWorld/trackService(_:named:dependencies:)``): dependents stop first, as mPaaS's
     /// service registry and swift-service-lifecycle shut down in reverse start order.
     public static let servicesStopAfterDependents = ExplorerInvariant("servicesStopAfterDependents") { world in
         world.servicesStoppedEarly.first

@@ -210,6 +210,11 @@ open class ExplorerWorld {
     /// sync loop, an mPaaS service). The `noWorkAfterTermination` invariant reports it when it
     /// outlives the app's termination (a suspended app may keep it); `servicesStopAfterDependents`
     /// when it ends while a service that depends on it still runs.
+    ///
+    /// The world learns that `task` ended when a task of its own waiting on it resumes; on a
+    /// loaded machine two such resumptions can come in the other order than the two ends. Where
+    /// the order of stops is what a check is about, start the service with
+    /// ``startService(named:dependencies:_:)``, whose end is seen as it happens.
     /// - Parameters:
     ///   - task: The service's work: it ends when the service stops.
     ///   - name: The service's name.
@@ -219,24 +224,53 @@ open class ExplorerWorld {
         track(task, named: name, isService: true, dependencies: dependencies)
     }
 
+    /// Starts `operation` on the main actor as a service of the current app, tracked as
+    /// ``trackService(_:named:dependencies:)`` tracks a task — but the world notes its end in the
+    /// service's own task, as it returns, so `servicesStopAfterDependents` judges the order in
+    /// which services really stopped, whatever the load.
+    /// - Parameters:
+    ///   - name: The service's name.
+    ///   - dependencies: The names of the services it uses (tracked the same way).
+    ///   - operation: The service's work: it returns when the service stops (cancel the returned
+    ///     task to ask it to).
+    /// - Returns: The service's task, to cancel or await.
+    @discardableResult
+    public func startService(named name: String, dependencies: [String] = [],
+                             _ operation: @escaping @MainActor () async -> Void) -> Task<Void, Never> {
+        let work = register(named: name, isService: true, dependencies: dependencies)
+        return Task { @MainActor [weak self] in
+            await operation()
+            self?.ended(work) ?? { work.isDone = true }()
+        }
+    }
+
     private func track<Success: Sendable, Failure: Error>(_ task: Task<Success, Failure>, named name: String, isService: Bool,
                                                           dependencies: [String] = []) {
+        let work = register(named: name, isService: isService, dependencies: dependencies)
+        Task { @MainActor [weak self, weak work] in
+            _ = await task.result
+            guard let work else { return }
+            self?.ended(work) ?? { work.isDone = true }()
+        }
+    }
+
+    private func register(named name: String, isService: Bool, dependencies: [String]) -> TrackedWork {
         let work = TrackedWork(name: name, isService: isService, application: application)
         work.dependencies = dependencies
         for name in dependencies { work.dependencyWorks[name] = trackedWork.last { $0.isService && $0.name == name } }
         trackedWork.append(work)
-        Task { @MainActor [weak self, weak work] in
-            _ = await task.result
-            guard let work else { return }
-            work.isDone = true
-            // A service that stops while a service using it still runs stopped too early.
-            // (Its dependents are the services that named it and were tracked after it — not those of
-            // a later launch that reuse its name, whose stop may come after that launch began.)
-            if let self, let dependent = self.trackedWork.first(where: {
-                $0.isService && !$0.isDone && $0.dependencies.contains(work.name) && ($0.dependencyWorks[work.name].map { $0 === work } ?? true)
-            }) {
-                self.servicesStoppedEarly.append("'\(work.name)' stopped while '\(dependent.name)', which depends on it, still ran")
-            }
+        return work
+    }
+
+    /// Notes that `work` ended. A service that stops while a service using it still runs stopped
+    /// too early. (Its dependents are the services that named it and were tracked after it — not
+    /// those of a later launch that reuse its name, whose stop may come after that launch began.)
+    private func ended(_ work: TrackedWork) {
+        work.isDone = true
+        if let dependent = trackedWork.first(where: {
+            $0.isService && !$0.isDone && $0.dependencies.contains(work.name) && ($0.dependencyWorks[work.name].map { $0 === work } ?? true)
+        }) {
+            servicesStoppedEarly.append("'\(work.name)' stopped while '\(dependent.name)', which depends on it, still ran")
         }
     }
 

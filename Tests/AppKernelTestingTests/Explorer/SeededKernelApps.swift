@@ -138,12 +138,10 @@ enum TwoServicesApp {
 
         func application(_ application: Application, didFinishLaunchingWithOptions options: LaunchOptions) -> Bool {
             let clock = world.clock
-            let database = Task { @MainActor in while !Task.isCancelled { try? await clock.sleep(for: .seconds(60)) } }
-            let cache = Task { @MainActor in while !Task.isCancelled { try? await clock.sleep(for: .seconds(60)) } }
-            world.trackService(database, named: "database")
-            world.trackService(cache, named: "cache", dependencies: ["database"])
-            self.database = database
-            self.cache = cache
+            database = world.startService(named: "database") { while !Task.isCancelled { try? await clock.sleep(for: .seconds(60)) } }
+            cache = world.startService(named: "cache", dependencies: ["database"]) {
+                while !Task.isCancelled { try? await clock.sleep(for: .seconds(60)) }
+            }
             return true
         }
 
