@@ -31,8 +31,10 @@ struct ChildProcessTests {
     @Test func childrenThatExitedLeaveNoDescriptorOpen() async throws {
         var held: [Held] = []
         for _ in 0..<5 {
-            let child = try ChildProcess(executable: "/bin/true")
+            // `cat` keeps all three open until its input ends, so each is taken while open.
+            let child = try ChildProcess(executable: "/bin/cat")
             held += child.descriptors.compactMap(Held.init)
+            child.closeInput()
             #expect(await child.waitForExit() == 0)
         }
         #expect(held.count == 15)
