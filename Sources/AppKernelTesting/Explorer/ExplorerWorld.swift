@@ -240,7 +240,7 @@ open class ExplorerWorld {
         let work = register(named: name, isService: true, dependencies: dependencies)
         return Task { @MainActor [weak self] in
             await operation()
-            self?.ended(work) ?? { work.isDone = true }()
+            if let self { self.ended(work) } else { work.isDone = true }
         }
     }
 
@@ -250,7 +250,7 @@ open class ExplorerWorld {
         Task { @MainActor [weak self, weak work] in
             _ = await task.result
             guard let work else { return }
-            self?.ended(work) ?? { work.isDone = true }()
+            if let self { self.ended(work) } else { work.isDone = true }
         }
     }
 
