@@ -49,36 +49,41 @@ struct ServiceGenerationsTests {
         await cache.value
     }
 
+    /// A world with two services it started: "database", and "cache", which uses it; each runs
+    /// until its `stop` is finished.
+    func startedDatabaseAndCache() -> (ExplorerWorld, database: StartedService, cache: StartedService) {
+        let world = ExplorerWorld(configuration: ApplicationConfiguration(usesScenes: false)) { _ in DefaultApplicationDelegate() }
+        let (databaseRuns, stopDatabase) = AsyncStream<Void>.makeStream()
+        let (cacheRuns, stopCache) = AsyncStream<Void>.makeStream()
+        let database = world.startService(named: "database") { for await _ in databaseRuns {} }
+        let cache = world.startService(named: "cache", dependencies: ["database"]) { for await _ in cacheRuns {} }
+        return (world, (database, stopDatabase), (cache, stopCache))
+    }
+
+    typealias StartedService = (task: Task<Void, Never>, stop: AsyncStream<Void>.Continuation)
+
     /// A service started by the world is seen ending in its own task: by the time anyone awaiting
     /// it resumes, the world knows. So a stop order that waits for the cache before stopping the
     /// database is judged right however late the world's own tasks run (with tracked tasks, a
     /// loaded machine once resumed the world's watchers in the other order than the two ends).
     @Test func aStartedServiceIsSeenEndingAsItEnds() async throws {
-        let world = ExplorerWorld(configuration: ApplicationConfiguration(usesScenes: false)) { _ in DefaultApplicationDelegate() }
-        let (databaseRuns, stopDatabase) = AsyncStream<Void>.makeStream()
-        let (cacheRuns, stopCache) = AsyncStream<Void>.makeStream()
-        let database = world.startService(named: "database") { for await _ in databaseRuns {} }
-        let cache = world.startService(named: "cache", dependencies: ["database"]) { for await _ in cacheRuns {} }
-        stopCache.finish()
-        await cache.value
-        // No yield: the world's note was made before `cache.value` returned.
+        let (world, database, cache) = startedDatabaseAndCache()
+        cache.stop.finish()
+        await cache.task.value
+        // No yield: the world's note was made before `cache.task.value` returned.
         #expect(world.trackedWork.map { "\($0.name) \($0.isDone)" } == ["database false", "cache true"])
-        stopDatabase.finish()
-        await database.value
+        database.stop.finish()
+        await database.task.value
         #expect(world.trackedWork.map(\.isDone) == [true, true])
         #expect(world.servicesStoppedEarly == [])
     }
 
     @Test func aStartedServiceStoppedBeforeItsDependentIsFound() async throws {
-        let world = ExplorerWorld(configuration: ApplicationConfiguration(usesScenes: false)) { _ in DefaultApplicationDelegate() }
-        let (databaseRuns, stopDatabase) = AsyncStream<Void>.makeStream()
-        let (cacheRuns, stopCache) = AsyncStream<Void>.makeStream()
-        let database = world.startService(named: "database") { for await _ in databaseRuns {} }
-        let cache = world.startService(named: "cache", dependencies: ["database"]) { for await _ in cacheRuns {} }
-        stopDatabase.finish()
-        await database.value
+        let (world, database, cache) = startedDatabaseAndCache()
+        database.stop.finish()
+        await database.task.value
         #expect(world.servicesStoppedEarly == ["'database' stopped while 'cache', which depends on it, still ran"])
-        stopCache.finish()
-        await cache.value
+        cache.stop.finish()
+        await cache.task.value
     }
 }

@@ -29,8 +29,9 @@ public final class ChildProcess: Sendable {
     private let input: Locked<Int32?>
     /// The child's process id.
     public let pid: Int32
-    /// The descriptors this process holds for the child: its standard input's write end and its
-    /// two outputs' read ends. Each is closed once the child has exited and this object is gone.
+    /// The descriptors this process holds for the child: its standard input's write end (closed by
+    /// ``closeInput()``, or when this object goes) and its two outputs' read ends (closed at the
+    /// end of each output, before ``status`` is known).
     public let descriptors: [Int32]
 
     /// Where the executable `name` was built (beside the test runner); an absolute path as it is.
