@@ -62,12 +62,20 @@ public final class ChildProcess: Sendable {
         descriptors = [child.input, child.output, child.errors].compactMap { $0 }
         let output = self.output, pid = child.pid
         Thread.detachNewThread {
-            var status: Int32 = 0
-            while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
-            // The low seven bits: 0 for an exit (its code in the next byte), else the signal.
-            let code = status & 0x7f == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
+            // Waits for the end without reaping: until the lock below reaps it, the child stays a
+            // zombie and its pid cannot be reused, so `send` (which signals under the same lock)
+            // never reaches another process — on Linux a reused pid may even be a thread of the runner.
+            var info = siginfo_t()
+            while waitid(P_PID, id_t(pid), &info, WEXITED | WNOWAIT) == -1 && errno == EINTR {}
             let now = ContinuousClock.now
-            output.withLock { $0.reaped = code; $0.exited = now; $0.settle() }
+            output.withLock { state in
+                var status: Int32 = 0
+                while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
+                // The low seven bits: 0 for an exit (its code in the next byte), else the signal.
+                state.reaped = status & 0x7f == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
+                state.exited = now
+                state.settle()
+            }
         }
         let closed: @Sendable () -> Void = { output.withLock { $0.pipesClosed += 1; $0.settle() } }
         if let descriptor = child.output { Self.drain(descriptor, line: { line in output.withLock { $0.lines.append(line) } }, done: closed) }
@@ -114,8 +122,10 @@ public final class ChildProcess: Sendable {
     /// while it runs.
     public var exited: ContinuousClock.Instant? { output.withLock { $0.exited } }
 
-    /// Sends `signal` to the child.
-    public func send(_ signal: Int32) { kill(pid, signal) }
+    /// Sends `signal` to the child; nothing once it has ended.
+    public func send(_ signal: Int32) {
+        output.withLock { if $0.reaped == nil { kill(pid, signal) } }
+    }
 
     /// Writes `text` to the child's standard input (when it was left open).
     public func write(_ text: String) {
@@ -158,7 +168,7 @@ public final class ChildProcess: Sendable {
     }
 
     deinit {
-        if status == nil { kill(pid, SIGKILL) }
+        send(SIGKILL)
         closeInput()
     }
 }
