@@ -26,8 +26,17 @@ public import FoundationNetworking
 /// a cancel — hundreds of megabytes of a hostile answer on a fast link. Where memory must stay
 /// bounded, use ``SocketTransport``.
 ///
-/// The transport owns one session for its life and invalidates it (cancelling what is still
-/// running) when it is released.
+/// The transport owns one session for its life and invalidates it when it is released, once its
+/// tasks have ended (every call's task has ended or been cancelled by then).
+///
+/// It steers around a FoundationNetworking fault that stops the whole process ("Trying to
+/// access a behaviour for a task that in not in the registry", swift-corelibs-foundation issues
+/// 3292 and 3296): cancelling a task that is completing at that moment. So the session keeps no
+/// URL cache (a cancel racing the cache lookup is the likeliest case — and an auth transport's
+/// answers are not to be cached anyway), a task URLSession has reported complete is never
+/// cancelled, cancels are made on the session's delegate queue — where completions are reported —
+/// and releasing the transport cancels nothing (`invalidateAndCancel` cancels every task still in
+/// the session's registry, completing ones included).
 public final class URLSessionTransport: HTTPTransport {
     /// The default of ``maximumResponseBytes``: 64 MiB.
     public static let defaultMaximumResponseBytes = 64 << 20
@@ -44,30 +53,33 @@ public final class URLSessionTransport: HTTPTransport {
     /// - Parameters:
     ///   - timeout: How long a whole request may take (and the most it may sit idle).
     ///   - maximumResponseBytes: The most an answer's body may hold when the request names no limit.
-    public init(timeout: TimeInterval = 30, maximumResponseBytes: Int = URLSessionTransport.defaultMaximumResponseBytes) {
+    public convenience init(timeout: TimeInterval = 30, maximumResponseBytes: Int = URLSessionTransport.defaultMaximumResponseBytes) {
         let configuration = URLSessionConfiguration.ephemeral
         configuration.timeoutIntervalForRequest = timeout
         configuration.timeoutIntervalForResource = timeout
         configuration.httpShouldSetCookies = false
-        deadline = timeout
-        self.maximumResponseBytes = maximumResponseBytes
-        delegate = SessionDelegate()
-        session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: nil)
+        self.init(configuration: configuration, maximumResponseBytes: maximumResponseBytes)
     }
 
     /// Creates a transport with a given session configuration (extra `protocolClasses`, for
-    /// instance); redirects are still never followed. Its `timeoutIntervalForResource` is the
+    /// instance); redirects are still never followed and its `urlCache` is not used (the
+    /// transport works on a copy without one). Its `timeoutIntervalForResource` is the
     /// whole-request deadline.
     public init(configuration: URLSessionConfiguration, maximumResponseBytes: Int = URLSessionTransport.defaultMaximumResponseBytes) {
+        // swift-corelibs-foundation's configuration copies itself (NSCopying) as a configuration.
+        let configuration = configuration.copy() as? URLSessionConfiguration ?? configuration
+        configuration.urlCache = nil
+        configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
         deadline = configuration.timeoutIntervalForResource
         self.maximumResponseBytes = maximumResponseBytes
         delegate = SessionDelegate()
         session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: nil)
     }
 
-    // Invalidating releases the session's delegate (a session keeps its delegate until then);
-    // `finishTasksAndInvalidate` would wait for tasks a hostile server keeps running.
-    deinit { session.invalidateAndCancel() }
+    // Invalidating releases the session's delegate (a session keeps its delegate until then).
+    // Every call's task has ended or been cancelled by now, so finishing them waits for nothing a
+    // server controls; `invalidateAndCancel` would cancel tasks that are completing (see above).
+    deinit { session.finishTasksAndInvalidate() }
 
     /// Sends `request`; a 3xx comes back as it is.
     /// - Throws: ``ResponseTooLarge`` for a body over the limit, ``OAuthError/timedOut(_:)``
@@ -83,7 +95,8 @@ public final class URLSessionTransport: HTTPTransport {
         let deadline = deadline
         let seconds = deadline.rounded() == deadline && deadline < 1e9 ? "\(Int(deadline))" : "\(deadline)"
         let timedOut = OAuthError.timedOut("\(name): no complete answer within \(seconds) s")
-        let pending = PendingRequest(limit: limit, method: request.method, url: request.url, timedOut: timedOut)
+        let pending = PendingRequest(limit: limit, method: request.method, url: request.url, timedOut: timedOut,
+                                     cancelling: session.delegateQueue)
         let delegate = delegate
         defer { delegate.forget(pending) }
         let (data, response): (Data, URLResponse) = try await withTaskCancellationHandler {
@@ -114,7 +127,8 @@ public final class URLSessionTransport: HTTPTransport {
 /// One request in flight: its body so far (bytes, not a `Data` grown by appending, which leaked
 /// its storage under the 6.3 toolchain), counted against its limit, and its end — resumed
 /// exactly once, by its answer, its limit, its deadline or a cancellation, whichever comes
-/// first; its URLSession task is cancelled when the answer did not win.
+/// first; its URLSession task is cancelled when the answer did not win, unless URLSession has
+/// reported it complete.
 private final class PendingRequest: Sendable {
     private struct State {
         var task: URLSessionDataTask?
@@ -125,6 +139,8 @@ private final class PendingRequest: Sendable {
         var early: Result<(Data, URLResponse), any Error>?
         var response: URLResponse?
         var body: [UInt8] = []
+        /// Whether URLSession reported the task complete: it must not be cancelled then.
+        var completed = false
     }
 
     private let state = Locked(State())
@@ -132,12 +148,15 @@ private final class PendingRequest: Sendable {
     private let method: String
     private let url: URL
     private let timedOut: OAuthError
+    /// The session's delegate queue: cancels are made there, in order with its completions.
+    private let cancelling: OperationQueue
 
-    init(limit: HTTPRequest.ResponseLimit, method: String, url: URL, timedOut: OAuthError) {
+    init(limit: HTTPRequest.ResponseLimit, method: String, url: URL, timedOut: OAuthError, cancelling: OperationQueue) {
         self.limit = limit
         self.method = method
         self.url = url
         self.timedOut = timedOut
+        self.cancelling = cancelling
     }
 
     /// Registers the task and continuation; `false` (the continuation already resumed) when the
@@ -178,9 +197,12 @@ private final class PendingRequest: Sendable {
         if let over { finish(.failure(tooLarge(.received(over)))) }
     }
 
-    /// URLSession finished the task: the answer, or why there is none.
+    /// URLSession finished the task (on its delegate queue): the answer, or why there is none.
     func completed(_ error: (any Error)?) {
-        let (response, bytes) = state.withLock { state in (state.response, state.body) }
+        let (response, bytes) = state.withLock { state in
+            state.completed = true
+            return (state.response, state.body)
+        }
         let body = Data(bytes)
         if let error {
             // URLSession's own resource timeout may fire first: the same deadline.
@@ -203,7 +225,11 @@ private final class PendingRequest: Sendable {
             return (state.continuation, state.task)
         }
         continuation?.resume(with: outcome)
-        if case .failure = outcome, let task { DispatchQueue.global().async { task.cancel() } }
+        if case .failure = outcome, let task {
+            cancelling.addOperation { [state] in
+                if !state.withLock({ $0.completed }) { task.cancel() }
+            }
+        }
     }
 
     private func tooLarge(_ evidence: ResponseTooLarge.Evidence) -> ResponseTooLarge {
