@@ -101,14 +101,17 @@ public final class URLSessionTransport: HTTPTransport {
         defer { delegate.forget(pending) }
         let (data, response): (Data, URLResponse) = try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
-                let task = session.dataTask(with: urlRequest)
-                delegate.track(task, pending)
-                guard pending.start(task, continuation) else { return }
+                let started = pending.start(continuation) {
+                    let task = session.dataTask(with: urlRequest)
+                    delegate.track(task, pending)
+                    task.resume()
+                    return task
+                }
+                guard started else { return }
                 if deadline.isFinite, deadline > 0 {
                     // Weakly: a timer still waiting when the call ended must not keep the answer alive.
                     DispatchQueue.global().asyncAfter(deadline: .now() + deadline) { [weak pending] in pending?.finish(.failure(timedOut)) }
                 }
-                task.resume()
             }
         } onCancel: {
             pending.finish(.failure(OAuthError.cancelled))
@@ -159,13 +162,16 @@ private final class PendingRequest: Sendable {
         self.cancelling = cancelling
     }
 
-    /// Registers the task and continuation; `false` (the continuation already resumed) when the
-    /// request was cancelled before it started.
-    func start(_ task: URLSessionDataTask, _ continuation: CheckedContinuation<(Data, URLResponse), any Error>) -> Bool {
+    /// Registers the continuation and the task `makeTask` makes and resumes; `false` (the
+    /// continuation already resumed, no task made) when the request was cancelled before it
+    /// started. The task is made and resumed under the lock `finish` takes, so a cancel never
+    /// finds it unstarted — a task made and never resumed or ended would stay in its session's
+    /// registry, and keep the session, for good.
+    func start(_ continuation: CheckedContinuation<(Data, URLResponse), any Error>, task makeTask: () -> URLSessionDataTask) -> Bool {
         let early: Result<(Data, URLResponse), any Error>? = state.withLock { state in
             if state.ended { return state.early ?? .failure(OAuthError.cancelled) }
-            state.task = task
             state.continuation = continuation
+            state.task = makeTask()
             return nil
         }
         guard let early else { return true }
