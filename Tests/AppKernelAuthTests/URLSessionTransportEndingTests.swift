@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import AppKernelAuth
 import AppKernelCore
+import ChildProcess
 import LoopbackServer
 
 /// Requests through ``URLSessionTransport`` ended at every moment — answered, refused at their
@@ -48,7 +49,7 @@ struct URLSessionTransportEndingTests {
                 case .refusedMidBody, .cancelledMidBody: unannounced
                 case .pastTheDeadline, .cancelledAtOnce: trickle
                 }
-                let pause = UInt64(round * 7919 % 3_000)   // 0–3 ms, spread over the rounds
+                let pause = round * 7919 % 3_000   // 0–3 ms, spread over the rounds
                 group.addTask { (ending, await Self.run(ending, against: server, cancellingAfter: pause)) }
             }
             for try await (ending, asExpected) in group { seen[ending, default: 0] += asExpected ? 1 : 0 }
@@ -62,14 +63,14 @@ struct URLSessionTransportEndingTests {
 
     /// One request on a transport of its own, released when the call returns; whether it ended
     /// as `ending` must.
-    static func run(_ ending: Ending, against server: HostileServer, cancellingAfter microseconds: UInt64) async -> Bool {
+    static func run(_ ending: Ending, against server: HostileServer, cancellingAfter microseconds: Int) async -> Bool {
         let transport = URLSessionTransport(timeout: ending == .pastTheDeadline ? 0.05 : 20, maximumResponseBytes: 1 << 20)
         let call = Task { try await transport.send(HTTPRequest(url: server.url.appendingPathComponent("x"))) }
         switch ending {
         case .cancelledAtOnce:
             call.cancel()
         case .cancelledMidBody:
-            try? await Task.sleep(nanoseconds: microseconds * 1_000)
+            await KillRounds.pause(microseconds: microseconds)   // the moment of the cancel: wall-clock by nature
             call.cancel()
         default:
             break
